@@ -1,0 +1,10 @@
+import type { Contender } from './Contender.js';
+import { floor } from './floor.js';
+import { naiveSetNx } from './naiveSetNx.js';
+import { redisSemaphore } from './redisSemaphore.js';
+import { redlock } from './redlock.js';
+import { rxlockFairLock } from './rxlockFairLock.js';
+import { rxlockLock } from './rxlockLock.js';
+
+/** Every contender, in the order the tables show them. */
+export const CONTENDERS: readonly Contender[] = [floor, rxlockLock, rxlockFairLock, redisSemaphore, redlock, naiveSetNx];

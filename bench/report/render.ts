@@ -1,0 +1,44 @@
+import Table from 'cli-table3';
+import type { BenchResults } from '../results.js';
+import { ms } from './format.js';
+import { resultTables, type TableData } from './tables.js';
+
+/** The run's header lines: when, where, with which settings. */
+export function runHeader(results: BenchResults): string[] {
+  const { info, ping } = results;
+  const { options } = info;
+  return [
+    `rxlock bench, ${info.date} (${Math.round(info.durationSeconds)} s)`,
+    `${info.server}; Node ${info.node}; ${info.cpu}; load average ${info.loadStart.toFixed(2)} at start, ${info.loadEnd.toFixed(2)} at end`,
+    `windows ${options.windowMs} ms × ${options.rounds} rounds per contender, interleaved; PING round trip p50 ${ms(ping?.p50Ms)} ms, p99 ${ms(ping?.p99Ms)} ms${info.gcExposed ? '' : '; no --expose-gc: heap figures missing'}`,
+  ];
+}
+
+export function renderTerminal(results: BenchResults): string {
+  const parts = [runHeader(results).join('\n')];
+  for (const data of resultTables(results)) {
+    const table = new Table({ head: data.head, style: { head: [], border: [] } });
+    table.push(...data.rows);
+    parts.push(`${data.title}\n${table.toString()}`);
+  }
+  return `${parts.join('\n\n')}\n`;
+}
+
+function markdownTable(data: TableData): string {
+  const escape = (cell: string): string => cell.replace(/\|/g, '\\|');
+  const line = (cells: readonly string[]): string => `| ${cells.map(escape).join(' | ')} |`;
+  return [
+    `**${data.title}**`,
+    '',
+    line(data.head),
+    line(data.head.map((_, i) => (i === 0 || data.numeric === false ? '---' : '---:'))),
+    ...data.rows.map(line),
+  ].join('\n');
+}
+
+export function renderMarkdown(results: BenchResults): string {
+  const header = runHeader(results)
+    .map((line) => `${line}  `)
+    .join('\n');
+  return `${[header, ...resultTables(results).map(markdownTable)].join('\n\n')}\n`;
+}

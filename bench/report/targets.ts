@@ -1,0 +1,96 @@
+import type { LatencySummary } from '../histogram.js';
+import type { BenchResults, TargetCheck } from '../results.js';
+import type { ContenderFigures } from '../scenarios/aggregate.js';
+import { bytes, fixed, ms, percent } from './format.js';
+
+type Measured = Omit<BenchResults, 'targets'>;
+
+/** One comparison: `value` against `limit` (`≤` or `≥`). */
+function check(
+  target: string,
+  contender: string,
+  value: number | undefined,
+  comparison: '≤' | '≥',
+  limit: number,
+  format: (value: number) => string,
+): TargetCheck {
+  if (value === undefined) return { target, contender, measured: 'not measured', met: undefined };
+  const met = comparison === '≤' ? value <= limit : value >= limit;
+  return { target, contender, measured: format(value), met };
+}
+
+/** The issue's targets for rxlock, checked against the figures of the same run. */
+export function checkTargets(results: Measured): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const figures = (scenario: string, id: string): ContenderFigures | undefined =>
+    results.lockScenarios.find((result) => result.scenario.id === scenario)?.figures.find((f) => f.id === id && f.unavailable === undefined);
+  const label = (scenario: string, id: string): string =>
+    results.lockScenarios.find((result) => result.scenario.id === scenario)?.figures.find((f) => f.id === id)?.label ?? id;
+  const ran = (scenario: string): boolean => results.lockScenarios.some((result) => result.scenario.id === scenario);
+  const p99 = (summary: LatencySummary | undefined): number | undefined => summary?.p99Ms;
+
+  if (ran('uncontended')) {
+    const floor = figures('uncontended', 'floor');
+    const lock = figures('uncontended', 'rxlock');
+    const ratio = floor !== undefined && lock !== undefined && floor.perSecond > 0 ? lock.perSecond / floor.perSecond : undefined;
+    checks.push(check('uncontended ops/s ≥ 0.90 × floor', label('uncontended', 'rxlock'), ratio, '≥', 0.9, (v) => `${fixed(v)} × floor`));
+  }
+  if (ran('contended')) {
+    const fair = figures('contended', 'rxlock-fair');
+    const fairLabel = label('contended', 'rxlock-fair');
+    checks.push(check('contended: new-owner wait p99 ≤ 15 ms', fairLabel, p99(fair?.newOwnerWait), '≤', 15, (v) => `${ms(v)} ms`));
+    checks.push(check('contended: new-owner wait max ≤ 25 ms', fairLabel, fair?.newOwnerWait?.maxMs, '≤', 25, (v) => `${ms(v)} ms`));
+    checks.push(check('contended: Jain ≥ 0.99', fairLabel, fair?.jain, '≥', 0.99, (v) => fixed(v, 3)));
+    checks.push(check('contended: ≥ 95 % change owner', fairLabel, fair?.ownerChangeShare, '≥', 0.95, percent));
+    const lock = figures('contended', 'rxlock');
+    checks.push(check('contended: new-owner wait p99 ≤ 50 ms', label('contended', 'rxlock'), p99(lock?.newOwnerWait), '≤', 50, (v) => `${ms(v)} ms`));
+  }
+  const pingMs = results.ping?.p50Ms;
+  for (const scenario of ['contended', 'heavy']) {
+    if (!ran(scenario)) continue;
+    for (const id of ['rxlock', 'rxlock-fair']) {
+      const gap = figures(scenario, id)?.switchGap?.p50Ms;
+      const times = gap !== undefined && pingMs !== undefined ? gap / pingMs : undefined;
+      checks.push(check(`${scenario}: switch gap p50 ≤ 3 × PING`, label(scenario, id), times, '≤', 3, (v) => `${fixed(v, 1)} × PING (${ms(gap)} ms)`));
+    }
+  }
+  if (ran('heavy')) {
+    for (const id of ['rxlock', 'rxlock-fair']) {
+      checks.push(check('heavy: ≤ 3 commands per acquisition', label('heavy', id), figures('heavy', id)?.commandsPerAcquisition, '≤', 3, (v) => fixed(v)));
+    }
+  }
+  for (const held of results.manyHeld) {
+    const locks = held.locks.toLocaleString('en-US');
+    const ok = held.unavailable === undefined;
+    checks.push(
+      check(
+        `${locks} held: ≤ 100 commands per renewal tick`,
+        held.label,
+        ok ? held.commandsPerTick?.max : undefined,
+        '≤',
+        100,
+        (v) => `${Math.round(v)} (max)`,
+      ),
+    );
+    checks.push(check(`${locks} held: event-loop delay p99 ≤ 10 ms`, held.label, ok ? held.eventLoopDelay?.p99Ms : undefined, '≤', 10, (v) => `${ms(v)} ms`));
+    checks.push(check(`${locks} held: ≤ 2 KB heap per lock`, held.label, ok ? held.heapPerLockBytes : undefined, '≤', 2048, bytes));
+  }
+  for (const run of results.endurance) {
+    const cycles = run.cycles.toLocaleString('en-US');
+    const ok = run.unavailable === undefined;
+    checks.push(
+      check(
+        // The target guards against leaks: a heap that shrank (code and caches of earlier work collected) passes.
+        `endurance ${cycles}: heap grew ≤ 5 %`,
+        run.label,
+        ok ? run.heapChange : undefined,
+        '≤',
+        0.05,
+        () => percent(run.heapChange),
+      ),
+    );
+    checks.push(check(`endurance ${cycles}: 0 subscriptions left`, run.label, ok ? run.subscriptionsLeft : undefined, '≤', 0, String));
+    checks.push(check(`endurance ${cycles}: 0 keys left`, run.label, ok ? run.keysLeft : undefined, '≤', 0, String));
+  }
+  return checks;
+}

@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto';
+import { cpus, loadavg } from 'node:os';
+import { CONTENDERS } from './contenders/index.js';
+import { RXLOCK_PRIMITIVES } from './contenders/rxlockObservables.js';
+import { canCollect } from './heap.js';
+import { latencyHistogram, summarize } from './histogram.js';
+import type { BenchOptions } from './options.js';
+import { checkTargets } from './report/targets.js';
+import type { BenchResults, LockScenarioResult } from './results.js';
+import { runEndurance, type EnduranceFigures } from './scenarios/endurance.js';
+import { LOCK_SCENARIOS } from './scenarios/lockScenarios.js';
+import { runManyHeld, type ManyHeldFigures } from './scenarios/manyHeld.js';
+import { measurePing } from './scenarios/ping.js';
+import { runLockScenario } from './scenarios/runLockScenario.js';
+import { openServer } from './server.js';
+
+const ENDURANCE_WORKERS = 16;
+const ENDURANCE_KEYS = 8;
+
+/** Runs the selected scenarios against one Redis and returns every figure. `progress` gets one line per step. */
+export async function runBench(options: BenchOptions, progress: (line: string) => void): Promise<BenchResults> {
+  const startedAt = performance.now();
+  const loadStart = loadavg()[0] ?? 0;
+  const selected = (id: string): boolean => options.contenders === undefined || options.contenders.includes(id);
+  const contenders = CONTENDERS.filter((contender) => selected(contender.id));
+  const primitives = RXLOCK_PRIMITIVES.filter((primitive) => selected(primitive.id));
+  const server = await openServer(options.redisUrl);
+  const keyMarker = `rxbench-${randomBytes(4).toString('hex')}`;
+  const ping = latencyHistogram();
+  progress(`${server.description}; keys marked ${keyMarker}`);
+  try {
+    const lockScenarios: LockScenarioResult[] = [];
+    for (const scenario of LOCK_SCENARIOS) {
+      if (!options.scenarios.includes(scenario.id)) continue;
+      const figures = await runLockScenario(server, scenario, contenders, {
+        windowMs: options.windowMs,
+        rounds: options.rounds,
+        drainMs: options.drainMs,
+        pingsPerRound: options.pingsPerRound,
+        keyMarker,
+        ping,
+        progress,
+      });
+      lockScenarios.push({ scenario, figures });
+    }
+    if (ping.totalCount === 0) await measurePing(server, ping, options.pingsPerRound);
+
+    const manyHeld: ManyHeldFigures[] = [];
+    if (options.scenarios.includes('held')) {
+      for (const primitive of primitives) {
+        progress(`many held: ${primitive.label}, ${options.heldLocks.toLocaleString('en-US')} locks`);
+        manyHeld.push(
+          await runManyHeld(server, primitive, { locks: options.heldLocks, watchdogTimeoutMs: options.heldWatchdogMs, ticks: options.heldTicks, keyMarker }),
+        );
+      }
+    }
+
+    const endurance: EnduranceFigures[] = [];
+    if (options.scenarios.includes('endurance')) {
+      for (const primitive of primitives) {
+        progress(`endurance: ${primitive.label}, ${options.enduranceCycles.toLocaleString('en-US')} cycles`);
+        endurance.push(
+          await runEndurance(server, primitive, { cycles: options.enduranceCycles, workers: ENDURANCE_WORKERS, keys: ENDURANCE_KEYS, keyMarker, progress }),
+        );
+      }
+    }
+
+    const pingSummary = summarize(ping);
+    const results: Omit<BenchResults, 'targets'> = {
+      info: {
+        date: new Date().toISOString(),
+        node: process.version,
+        server: server.description,
+        cpu: `${cpus()[0]?.model ?? 'unknown'} × ${cpus().length}`,
+        loadStart,
+        loadEnd: loadavg()[0] ?? 0,
+        durationSeconds: (performance.now() - startedAt) / 1_000,
+        options,
+        gcExposed: canCollect(),
+      },
+      ping: pingSummary,
+      lockScenarios,
+      manyHeld,
+      endurance,
+    };
+    return { ...results, targets: checkTargets(results) };
+  } finally {
+    await server.deleteKeys(keyMarker).catch(() => undefined);
+    await server.stop();
+  }
+}

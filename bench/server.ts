@@ -1,0 +1,61 @@
+import { Redis, type RedisOptions } from 'ioredis';
+import { startRedis } from '../test/support/redisServer.js';
+
+/** The Redis every contender runs against in one bench run. */
+export interface BenchServer {
+  /** What it is, for the report: version and address, and whether the bench started it. */
+  readonly description: string;
+  /** Uncounted connection for setup and inspection. */
+  readonly admin: Redis;
+  /** A new connection to the server; the caller closes it. */
+  connect(options?: RedisOptions): Redis;
+  /** Deletes every key whose name contains `marker` (SCAN, never KEYS or FLUSH: REDIS_URL may be shared). */
+  deleteKeys(marker: string): Promise<void>;
+  /** Names of the keys that contain `marker`. */
+  keys(marker: string): Promise<string[]>;
+  stop(): Promise<void>;
+}
+
+/** Starts a redis-server on a free loopback port, or uses REDIS_URL when it is set. */
+export async function openServer(redisUrl: string | undefined): Promise<BenchServer> {
+  const started = redisUrl === undefined ? await startRedis() : undefined;
+  const url = redisUrl ?? started!.url;
+  const connect = (options: RedisOptions = {}): Redis => {
+    const redis = new Redis(url, options);
+    // ioredis reports connection errors as events; the figures count failed operations instead.
+    redis.on('error', () => undefined);
+    return redis;
+  };
+  const admin = connect();
+  const info = await admin.info('server');
+  const version = /^redis_version:(\S+)/m.exec(info)?.[1] ?? 'unknown';
+  const where = started === undefined ? `${redactedUrl(url)} (REDIS_URL)` : `127.0.0.1:${started.port} (started by the bench)`;
+  const keys = async (marker: string): Promise<string[]> => {
+    const found: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, batch] = await admin.scan(cursor, 'MATCH', `*${marker}*`, 'COUNT', 1_000);
+      cursor = next;
+      found.push(...batch);
+    } while (cursor !== '0');
+    return found;
+  };
+  return {
+    description: `redis-server ${version} on ${where}`,
+    admin,
+    connect,
+    keys,
+    async deleteKeys(marker) {
+      const found = await keys(marker);
+      for (let i = 0; i < found.length; i += 500) await admin.unlink(...found.slice(i, i + 500));
+    },
+    async stop() {
+      admin.disconnect();
+      await started?.stop();
+    },
+  };
+}
+
+function redactedUrl(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@');
+}

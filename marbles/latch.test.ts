@@ -1,0 +1,117 @@
+import { map } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import { LockTimeoutError } from '../src/index.js';
+import { countDownScript } from '../src/primitives/latch/latchScripts.js';
+import { createTestScheduler, memoryClients } from './helpers.js';
+
+describe('latch(name).await$ in virtual time (memory store)', () => {
+  it('completes in the frame the count hits zero (no latency)', () => {
+    const ts = createTestScheduler();
+    ts.run(({ expectObservable }) => {
+      const { store, clients } = memoryClients(ts, 3, {}, 0);
+      const [awaiter, first, second] = clients;
+      store.db.set('ready', '2');
+      expectObservable(
+        awaiter!
+          .latch('ready')
+          .await$()
+          .pipe(map(() => 'x')),
+        '^ 40ms !',
+      ).toBe('10ms (x|)');
+      ts.schedule(() => void first!.latch('ready').countDown(), 5);
+      ts.schedule(() => void second!.latch('ready').countDown(), 10);
+    });
+  });
+
+  it('completes in the frame the `0` arrives, without reading the count again (1 ms latency)', () => {
+    const ts = createTestScheduler();
+    ts.run(({ expectObservable, cold }) => {
+      const { store, clients } = memoryClients(ts, 2);
+      const [awaiter, counter] = clients;
+      store.db.set('ready', '1');
+      // countDown sent at 10 runs at 11 (the count hits zero), its `0` arrives at 12
+      expectObservable(
+        awaiter!
+          .latch('ready')
+          .await$()
+          .pipe(map(() => 'x')),
+        '^ 40ms !',
+      ).toBe('12ms (x|)');
+      ts.schedule(() => void counter!.latch('ready').countDown(), 10);
+      expectObservable(cold('10ms a 0ms b', {}).pipe(map(() => store.db.get('ready')))).toBe('10ms a 0ms b', { a: '1', b: '1' });
+    });
+  });
+
+  it('wakes every awaiter of every client together', () => {
+    const ts = createTestScheduler();
+    ts.run(({ expectObservable }) => {
+      const { store, clients } = memoryClients(ts, 4);
+      const [counter, ...awaiters] = clients;
+      store.db.set('ready', '1');
+      for (const client of awaiters) {
+        for (let i = 0; i < 3; i++)
+          expectObservable(
+            client
+              .latch('ready')
+              .await$()
+              .pipe(map(() => 'x')),
+            '-- ^ 40ms !',
+          ).toBe('22ms (x|)');
+      }
+      ts.schedule(() => void counter!.latch('ready').countDown(), 20);
+    });
+  });
+
+  it('completes at once when the latch has no count, and errors with LockTimeoutError at waitMs otherwise', () => {
+    const ts = createTestScheduler();
+    ts.run(({ expectObservable }) => {
+      const { store, clients } = memoryClients(ts, 1);
+      const [client] = clients;
+      expectObservable(
+        client!
+          .latch('never-set')
+          .await$()
+          .pipe(map(() => 'x')),
+      ).toBe('-(x|)');
+      store.db.set('stuck', '3');
+      expectObservable(client!.latch('stuck').await$({ waitMs: 15 })).toBe('15ms #', undefined, new LockTimeoutError('stuck', 15));
+    });
+  });
+
+  it('reads the count again at most a second after a missed message', () => {
+    const ts = createTestScheduler();
+    ts.run(({ expectObservable }) => {
+      const { store, clients } = memoryClients(ts, 1);
+      store.db.set('ready', '1');
+      // the key vanishes without a message (as when it is deleted by hand): the blind re-check at 1 s + 3 ms finds no count
+      ts.schedule(() => store.db.del('ready'), 100);
+      expectObservable(
+        clients[0]!
+          .latch('ready')
+          .await$()
+          .pipe(map(() => 'x')),
+        '^ 2s !',
+      ).toBe('1004ms (x|)');
+    });
+  });
+
+  it('counts a countDown that runs twice (a re-sent command) once', () => {
+    const ts = createTestScheduler();
+    ts.run(() => {
+      const { store } = memoryClients(ts, 0);
+      store.db.set('ready', '3');
+      const connection = store.connect();
+      const countDown = (op: string) => () =>
+        connection.run(countDownScript, ['ready', 'redisson_countdownlatch__channel__{ready}', 'rxlock_ops:{ready}'], [op, 'publish']).subscribe();
+      ts.schedule(countDown('op-1'), 0);
+      ts.schedule(countDown('op-1'), 1);
+      ts.schedule(() => expect(store.db.get('ready')).toBe('2'), 5);
+      ts.schedule(countDown('op-2'), 6);
+      ts.schedule(countDown('op-3'), 7);
+      // the latch opened at 8: the key and the remembered ops are gone, and a late copy changes nothing
+      ts.schedule(() => expect(store.db.keys()).toEqual([]), 9);
+      ts.schedule(countDown('op-2'), 10);
+      ts.schedule(() => expect(store.db.keys()).toEqual([]), 12);
+    });
+  });
+});

@@ -1,0 +1,58 @@
+import { Option, type Command } from 'commander';
+import { CliError, EXIT_USAGE } from '../CliError.js';
+import type { CliIo } from '../CliIo.js';
+import type { ObjectKind } from '../inspect/LockObject.js';
+import { confirm } from '../unlock/confirm.js';
+import { planForceUnlock } from '../unlock/forceUnlock.js';
+import { parseKinds } from './parseOptions.js';
+import { requireObject } from './requireObject.js';
+import { globalFlags, withConnection } from './withConnection.js';
+
+interface UnlockOptions {
+  readonly force?: boolean;
+  readonly yes?: boolean;
+  readonly kind?: Set<ObjectKind>;
+  readonly shardedPubsub?: boolean;
+}
+
+const HELP = `
+What --force does depends on what the name is (as Redisson's forceUnlock does, where it has one):
+  lock             deleted whoever holds it; a waiter is woken (the client's forceUnlock)
+  fairLock         deleted; waiters whose time ran out leave the queue; the head of the queue is woken
+  readWriteLock    deleted with its readers' timeout keys; a writer (after a read lock) or everyone (after a write lock) is woken
+  leasedSemaphore  every leased permit is taken back, as if its lease ran out; waiters are woken
+  latch            opened (count → 0); everyone awaiting it is released
+A plain semaphore has no holder to unlock. Holders of a force-unlocked lock learn at their next renewal.
+On a cluster waiters are woken with classic PUBLISH unless --sharded-pubsub is given; waiters listening the
+other way still retry by themselves when the old holder's TTL would have run out.
+
+Examples:
+  rxlock unlock --force orders           asks first
+  rxlock unlock --force orders --yes     for scripts`;
+
+export function registerUnlock(program: Command, io: CliIo): void {
+  program
+    .command('unlock')
+    .description('force-unlock a lock whoever holds it and wake its waiters (asks first unless --yes)')
+    .argument('<name>', 'the lock (its Redis key)')
+    .option('--force', 'required: delete the lock although this command does not hold it')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .addOption(new Option('--kind <kind>', 'semaphore, leasedSemaphore or latch: what an integer string nothing else tells apart is').argParser(parseKinds))
+    .option('--sharded-pubsub', 'with --cluster: wake waiters with SPUBLISH (Redis 7+), for clients that listen with sharded pub/sub')
+    .addHelpText('after', HELP)
+    .action(async (name: string, options: UnlockOptions, command: Command) => {
+      if (options.force !== true) {
+        throw new CliError('unlock needs --force: this command never holds the lock, so it can only delete it whoever holds it', EXIT_USAGE);
+      }
+      const flags = globalFlags(command);
+      await withConnection(flags, { shardedPubSub: options.shardedPubsub === true }, async (connection) => {
+        const object = await requireObject(connection, name, options.kind);
+        const plan = planForceUnlock(object);
+        if (options.yes !== true) {
+          io.stderr.write(`${plan.description}\n`);
+          if (!(await confirm(io, `Force-unlock "${name}" on ${connection.address}? [y/N] `))) throw new CliError('not confirmed; nothing changed');
+        }
+        io.stdout.write(`${await plan.run(connection)}\n`);
+      });
+    });
+}

@@ -1,0 +1,31 @@
+import { defineScript, int } from '../../store/Script.js';
+import { expectTypes, LUA_EXPECT_TYPES } from './expectTypes.js';
+
+/**
+ * KEYS: latch, ops, channel. ARGV: publish command.
+ *
+ * Opens a latch whatever its count, as a countDown reaching zero does: deletes the count (a missing latch
+ * has count 0) and rxlock's op log, and publishes Redisson's zero-count message `0`, which releases everyone
+ * awaiting it. 1 if there was a count.
+ */
+export const latchOpenScript = defineScript<boolean>({
+  name: 'cli.latch.open',
+  lua: `
+${LUA_EXPECT_TYPES}
+local wrong = expectTypes({'string', 'hash'})
+if wrong then return wrong end
+redis.call('del', KEYS[2])
+if redis.call('del', KEYS[1]) == 0 then return 0 end
+redis.call(ARGV[1], KEYS[3], '0')
+return 1
+`,
+  memory: (db, keys) => {
+    const [latch = '', ops = '', channel = ''] = keys;
+    expectTypes(db, keys, ['string', 'hash']);
+    db.del(ops);
+    if (db.del(latch) === 0) return 0;
+    db.publish(channel, '0');
+    return 1;
+  },
+  parse: (reply) => int(reply) === 1,
+});

@@ -1,0 +1,298 @@
+import { Observable, type Subscription } from 'rxjs';
+import { LockLostError, type LockLostReason } from '../errors/LockLostError.js';
+import { NotLockOwnerError } from '../errors/NotLockOwnerError.js';
+import { driftFor, type ClientCore, type Tracked } from './ClientCore.js';
+import type { LockKind } from './events.js';
+import type { Lease } from './Lease.js';
+import type { ReplyObserver } from '../store/Store.js';
+import type { RenewEntry, RenewKind } from './Renewer.js';
+import { send, type Command } from './send.js';
+import { isTransient, toLockError } from './toLockError.js';
+
+/** How a hold's key stays alive: renewed by the watchdog, a fixed lease that runs out, or no expiry at all. */
+export type Expiry =
+  | { readonly type: 'watchdog'; readonly renewKind: RenewKind; readonly key: string; readonly field: string }
+  | { readonly type: 'fixed'; readonly ms: number }
+  | { readonly type: 'none' };
+
+/** What one owner-checked release command found: released (or decremented), or not held by this owner. */
+export type ReleaseReply = 'released' | 'not-held';
+
+export interface HoldSpec {
+  readonly core: ClientCore;
+  readonly name: string;
+  readonly kind: LockKind;
+  readonly owner: string;
+  readonly token: number | undefined;
+  readonly expiry: Expiry;
+  /** One owner-checked release. Sending it again after it succeeded must answer `not-held` and change nothing. */
+  release(): Command<ReleaseReply>;
+}
+
+type State = 'held' | 'released' | 'lost';
+
+/** The outcome of ending a lease: pending, released, or the error. */
+type Outcome = { readonly done: false; readonly waiting: ((error: unknown) => void)[] } | { readonly done: true; readonly error: unknown };
+
+/**
+ * A granted hold: the `Lease` users see plus the engine's side of it (renewal, deadline, release).
+ * Ending it is idempotent; the release is sent once and retried only when its outcome is unknown,
+ * which is safe because a release that finds nothing of this owner's changes nothing.
+ */
+export class HeldLease implements Lease {
+  readonly name: string;
+  readonly owner: string;
+  readonly acquiredAt: number;
+  readonly token: number | undefined;
+  readonly #spec: HoldSpec;
+  readonly #renewal: LeaseRenewal | undefined;
+  readonly #onLost: (error: LockLostError) => void;
+  readonly #tracked: Tracked;
+  #fixedDeadline = Infinity;
+  #state: State = 'held';
+  #controller: AbortController | undefined;
+  #abortReason: unknown;
+  #outcome: Outcome | undefined;
+  #timer: Subscription | undefined;
+
+  /** `sentAt`: when the winning attempt was sent. `startedAt`: when the wait began (for the `acquired` event). */
+  constructor(spec: HoldSpec, sentAt: number, startedAt: number, onLost: (error: LockLostError) => void) {
+    const { core, expiry } = spec;
+    this.#spec = spec;
+    this.#onLost = onLost;
+    this.name = spec.name;
+    this.owner = spec.owner;
+    this.token = spec.token;
+    this.acquiredAt = core.scheduler.now();
+    this.#tracked = core.track(this);
+    if (expiry.type === 'watchdog') {
+      this.#renewal = new LeaseRenewal(this, expiry);
+      core.renewer.add(this.#renewal, sentAt);
+    } else if (expiry.type === 'fixed') {
+      this.#fixedDeadline = sentAt + expiry.ms - driftFor(core.settings, expiry.ms);
+      this.#timer = core.scheduler.schedule(() => this.lose('expired'), Math.max(0, this.#fixedDeadline - this.acquiredAt));
+    }
+    if (core.events.observed) {
+      core.events.emit({
+        type: 'acquired',
+        name: this.name,
+        kind: spec.kind,
+        owner: this.owner,
+        time: this.acquiredAt,
+        waitedMs: this.acquiredAt - startedAt,
+        token: this.token,
+      });
+    }
+  }
+
+  get deadline(): number {
+    return this.#renewal?.deadline ?? this.#fixedDeadline;
+  }
+
+  get held(): boolean {
+    return this.#state === 'held' && this.#spec.core.scheduler.now() < this.deadline;
+  }
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#state !== 'held') this.#controller.abort(this.#abortReason);
+    }
+    return this.#controller.signal;
+  }
+
+  /**
+   * Ends the lease and releases it. The Observable completes once Redis confirmed the release, and
+   * errors with `NotLockOwnerError` if the lock was no longer this owner's, or with the store's error.
+   * Calling it again returns the same outcome without sending anything.
+   */
+  end(): Observable<void> {
+    this.#startRelease();
+    return new Observable<void>((subscriber) => {
+      this.#whenEnded((error) => (error === undefined ? subscriber.complete() : subscriber.error(error)));
+    });
+  }
+
+  /** `end()` as a promise. */
+  endPromise(): Promise<void> {
+    this.#startRelease();
+    return new Promise<void>((resolve, reject) => this.#whenEnded((error) => (error === undefined ? resolve() : reject(error))));
+  }
+
+  /** Ends the lease on unsubscription: releases in the background and reports failures to `events$` only. */
+  endQuietly(): void {
+    this.#startRelease();
+  }
+
+  /** Client close: the lease is lost to its holder and released. */
+  close(): void {
+    this.lose('closed');
+  }
+
+  /** @internal The lease can no longer be trusted: error the stream, abort the signal, free the key if it may still be ours. */
+  lose(reason: LockLostReason): void {
+    if (this.#state !== 'held') return;
+    const { core, kind } = this.#spec;
+    const error = new LockLostError(this.name, this.owner, reason);
+    this.#stop('lost', error);
+    if (core.events.observed) core.events.emit({ type: 'lost', name: this.name, kind, owner: this.owner, time: core.scheduler.now(), error });
+    // The key may still carry this owner (unconfirmed, fixed lease ending, closing): free it for the next holder now.
+    if (reason !== 'not-held') this.#sendRelease(true);
+    this.#onLost(error);
+  }
+
+  /** @internal A renewal was confirmed. */
+  renewed(): void {
+    const { core, kind } = this.#spec;
+    if (core.events.observed) core.events.emit({ type: 'renewed', name: this.name, kind, owner: this.owner, time: core.scheduler.now() });
+  }
+
+  /** @internal A renewal failed; the deadline still allows retries. */
+  renewFailed(error: unknown): void {
+    const { core, kind } = this.#spec;
+    if (core.events.observed) {
+      core.events.emit({
+        type: 'renew-failed',
+        name: this.name,
+        kind,
+        owner: this.owner,
+        time: core.scheduler.now(),
+        error: toLockError(error, this.name, this.owner),
+      });
+    }
+  }
+
+  #startRelease(): void {
+    if (this.#outcome !== undefined) return;
+    if (this.#state === 'lost') {
+      this.#outcome = { done: true, error: new NotLockOwnerError(this.name, this.owner) };
+      return;
+    }
+    this.#stop('released', undefined);
+    this.#sendRelease(false);
+  }
+
+  #whenEnded(callback: (error: unknown) => void): void {
+    const outcome = this.#outcome;
+    if (outcome === undefined || outcome.done) callback(outcome?.error);
+    else outcome.waiting.push(callback);
+  }
+
+  #stop(state: State, reason: unknown): void {
+    this.#state = state;
+    this.#abortReason = reason;
+    this.#timer?.unsubscribe();
+    if (this.#renewal !== undefined) this.#spec.core.renewer.remove(this.#renewal);
+    this.#spec.core.untrack(this.#tracked);
+    this.#controller?.abort(reason);
+  }
+
+  /** Sends the release, retrying while its outcome is unknown and the hold could still exist. */
+  #sendRelease(afterLoss: boolean): void {
+    const release = new ReleaseCall(this.#spec, this, afterLoss);
+    if (!afterLoss) this.#outcome = { done: false, waiting: release.waiting };
+    release.onDone = (error) => {
+      if (!afterLoss) this.#outcome = { done: true, error };
+    };
+    release.send();
+  }
+}
+
+/** One lease's release in flight: retried while its outcome is unknown. One object, as releases are the hot path. */
+class ReleaseCall implements ReplyObserver<ReleaseReply> {
+  readonly waiting: ((error: unknown) => void)[] = [];
+  onDone: (error: unknown) => void = () => undefined;
+  readonly #spec: HoldSpec;
+  readonly #lease: HeldLease;
+  readonly #afterLoss: boolean;
+  readonly #settle: () => void;
+  readonly #releasedAt: number;
+  readonly #giveUpAt: number;
+  #retried = false;
+  #epoch = 0;
+
+  constructor(spec: HoldSpec, lease: HeldLease, afterLoss: boolean) {
+    const { core } = spec;
+    this.#spec = spec;
+    this.#lease = lease;
+    this.#afterLoss = afterLoss;
+    this.#settle = core.pending();
+    this.#releasedAt = core.scheduler.now();
+    this.#giveUpAt = Math.max(lease.deadline, this.#releasedAt) + core.settings.commandTimeoutMs;
+  }
+
+  send(): void {
+    const { core } = this.#spec;
+    this.#epoch = core.connection.epoch();
+    send(core, this.#spec.release(), this);
+  }
+
+  next(reply: ReleaseReply): void {
+    const lease = this.#lease;
+    // A release that ran twice (re-sent after a dropped connection, or retried by us) answers not-held the second time.
+    const ambiguous = this.#retried || this.#spec.core.connection.epoch() !== this.#epoch;
+    this.#finish(reply === 'released' || ambiguous || this.#afterLoss ? undefined : new NotLockOwnerError(lease.name, lease.owner));
+  }
+
+  error(error: unknown): void {
+    const { core } = this.#spec;
+    if (isTransient(error) && core.scheduler.now() < this.#giveUpAt) {
+      this.#retried = true;
+      core.scheduler.schedule(() => this.send(), Math.min(1_000, core.settings.commandTimeoutMs / 10));
+      return;
+    }
+    this.#finish(toLockError(error, this.#lease.name, this.#lease.owner));
+  }
+
+  #finish(error: unknown): void {
+    this.#settle();
+    if (this.#afterLoss) return;
+    this.onDone(error);
+    const { core, kind } = this.#spec;
+    const lease = this.#lease;
+    if (core.events.observed) {
+      const time = core.scheduler.now();
+      core.events.emit(
+        error === undefined
+          ? { type: 'released', name: lease.name, kind, owner: lease.owner, time, heldMs: this.#releasedAt - lease.acquiredAt }
+          : {
+              type: 'release-failed',
+              name: lease.name,
+              kind,
+              owner: lease.owner,
+              time,
+              error: error instanceof Error ? error : new Error(typeof error === 'string' ? error : 'release failed'),
+            },
+      );
+    }
+    for (const callback of this.waiting) callback(error);
+  }
+}
+
+/** A lease as the watchdog sees it. */
+class LeaseRenewal implements RenewEntry {
+  readonly kind: RenewKind;
+  readonly key: string;
+  readonly field: string;
+  deadline = Infinity;
+  readonly #lease: HeldLease;
+
+  constructor(lease: HeldLease, expiry: Extract<Expiry, { type: 'watchdog' }>) {
+    this.#lease = lease;
+    this.kind = expiry.renewKind;
+    this.key = expiry.key;
+    this.field = expiry.field;
+  }
+
+  renewed(): void {
+    this.#lease.renewed();
+  }
+
+  renewFailed(error: unknown): void {
+    this.#lease.renewFailed(error);
+  }
+
+  lost(reason: 'not-held' | 'unconfirmed'): void {
+    this.#lease.lose(reason);
+  }
+}

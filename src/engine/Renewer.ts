@@ -1,0 +1,164 @@
+import type { SchedulerLike, Subscription } from 'rxjs';
+import type { Script } from '../store/Script.js';
+import type { StoreConnection } from '../store/Store.js';
+
+/** How holds of one kind are renewed together: one script call renews a batch of them. */
+export interface RenewKind {
+  readonly script: Script<readonly number[]>;
+  /** Keys and arguments for one call renewing `entries` to `ttlMs`. The reply has one 1 (renewed) or 0 (gone) per entry. */
+  pack(entries: readonly RenewEntry[], ttlMs: number): { keys: string[]; args: (string | number)[] };
+}
+
+/** One watchdog-renewed hold, as the renewer sees it. */
+export interface RenewEntry {
+  readonly kind: RenewKind;
+  /** The main key: batches are grouped by its cluster slot. */
+  readonly key: string;
+  /** Kind-specific data `pack` reads (the owner's field, for a lock). */
+  readonly field: string;
+  /** The latest time this hold is still known to be held; the renewer moves it forward. */
+  deadline: number;
+  renewed(): void;
+  /** A renewal failed, but the deadline still allows retries. */
+  renewFailed(error: unknown): void;
+  /** The hold is gone (`not-held`) or could not be confirmed in time (`unconfirmed`). The renewer has dropped it. */
+  lost(reason: 'not-held' | 'unconfirmed'): void;
+}
+
+export interface RenewerSettings {
+  readonly ttlMs: number;
+  /** Subtracted from `sentAt + ttlMs` to get a deadline. */
+  readonly driftMs: number;
+  /** Holds per script call. Redisson uses 100. */
+  readonly batchSize: number;
+}
+
+/**
+ * The client's watchdog: one timer renews every held lease every third of the TTL, in batches of
+ * `batchSize` per script (grouped by cluster slot), and one deadline timer fails the holds whose renewal
+ * was not confirmed in time. Deadlines count from when a renewal was sent, not from its reply.
+ */
+export class Renewer {
+  readonly #connection: StoreConnection;
+  readonly #scheduler: SchedulerLike;
+  readonly #settings: RenewerSettings;
+  readonly #entries = new Set<RenewEntry>();
+  #tick: Subscription | undefined;
+  #watch: Subscription | undefined;
+  #watchAt = Infinity;
+
+  constructor(connection: StoreConnection, scheduler: SchedulerLike, settings: RenewerSettings) {
+    this.#connection = connection;
+    this.#scheduler = scheduler;
+    this.#settings = settings;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** Starts renewing a hold whose granting command was sent at `sentAt`. */
+  add(entry: RenewEntry, sentAt: number): void {
+    entry.deadline = sentAt + this.#settings.ttlMs - this.#settings.driftMs;
+    this.#entries.add(entry);
+    if (this.#tick === undefined) this.#startTicking();
+    this.#armWatch(entry.deadline);
+    // The grant took over a third of the TTL to arrive (slow Redis): the next tick could come too late to renew in time.
+    if (entry.deadline - this.#scheduler.now() < (2 * this.#settings.ttlMs) / 3) this.#send([entry]);
+  }
+
+  // The timers are not stopped here: holds come and go many times a second, and a tick or sweep that
+  // finds nothing to do stops itself, which saves a timer per hold.
+  remove(entry: RenewEntry): void {
+    this.#entries.delete(entry);
+  }
+
+  /** Stops both timers at once (client close). */
+  stop(): void {
+    this.#entries.clear();
+    this.#tick?.unsubscribe();
+    this.#tick = undefined;
+    this.#watch?.unsubscribe();
+    this.#watch = undefined;
+    this.#watchAt = Infinity;
+  }
+
+  #startTicking(): void {
+    const period = Math.max(1, Math.floor(this.#settings.ttlMs / 3));
+    const tick = (): void => {
+      if (this.#entries.size === 0) {
+        this.#tick = undefined;
+        return;
+      }
+      this.#renew([...this.#entries]);
+      this.#tick = this.#scheduler.schedule(tick, period);
+    };
+    this.#tick = this.#scheduler.schedule(tick, period);
+  }
+
+  #renew(entries: readonly RenewEntry[]): void {
+    const groups = new Map<string, RenewEntry[]>();
+    for (const entry of entries) {
+      const group = `${entry.kind.script.sha1}/${this.#connection.slotOf(entry.key)}`;
+      let members = groups.get(group);
+      if (members === undefined) groups.set(group, (members = []));
+      members.push(entry);
+    }
+    const { batchSize } = this.#settings;
+    for (const members of groups.values()) {
+      for (let start = 0; start < members.length; start += batchSize) this.#send(members.slice(start, start + batchSize));
+    }
+  }
+
+  #send(batch: readonly RenewEntry[]): void {
+    const [first] = batch;
+    if (first === undefined) return;
+    const { ttlMs, driftMs } = this.#settings;
+    const sentAt = this.#scheduler.now();
+    const { keys, args } = first.kind.pack(batch, ttlMs);
+    this.#connection.run(first.kind.script, keys, args).subscribe({
+      next: (results) => {
+        batch.forEach((entry, index) => {
+          if (!this.#entries.has(entry)) return;
+          if (results[index] === 1) {
+            entry.deadline = Math.max(entry.deadline, sentAt + ttlMs - driftMs);
+            entry.renewed();
+          } else {
+            this.remove(entry);
+            entry.lost('not-held');
+          }
+        });
+      },
+      error: (error: unknown) => {
+        const alive = batch.filter((entry) => this.#entries.has(entry));
+        for (const entry of alive) entry.renewFailed(error);
+        if (alive.length === 0) return;
+        const retryMs = Math.max(1, Math.floor(ttlMs / 10));
+        this.#scheduler.schedule(() => this.#send(alive.filter((entry) => this.#entries.has(entry))), retryMs);
+      },
+    });
+  }
+
+  #armWatch(at: number): void {
+    if (at >= this.#watchAt) return;
+    this.#watch?.unsubscribe();
+    this.#watchAt = at;
+    this.#watch = this.#scheduler.schedule(() => this.#sweep(), Math.max(0, at - this.#scheduler.now()));
+  }
+
+  #sweep(): void {
+    this.#watch = undefined;
+    this.#watchAt = Infinity;
+    const now = this.#scheduler.now();
+    let next = Infinity;
+    for (const entry of [...this.#entries]) {
+      if (entry.deadline <= now) {
+        this.remove(entry);
+        entry.lost('unconfirmed');
+      } else if (entry.deadline < next) {
+        next = entry.deadline;
+      }
+    }
+    if (next !== Infinity && this.#entries.size > 0) this.#armWatch(next);
+  }
+}

@@ -1,0 +1,234 @@
+import type { SchedulerLike, Subscription } from 'rxjs';
+import type { StoreConnection } from '../store/Store.js';
+
+/**
+ * How many local waiters a message wakes: one (an unlock), all (a write unlock or an open latch),
+ * a number (released permits), or a specific waiter (a directed hand-off).
+ */
+export type Wake =
+  | { readonly wake: 'one' }
+  | { readonly wake: 'all' }
+  | { readonly wake: 'count'; readonly count: number }
+  /** The waiter with this id, which may be waiting at another client (then nothing happens here). */
+  | { readonly wake: 'id'; readonly id: string }
+  /** The waiter with this owner, which is waiting here (if it is not yet, the next waiter to join tries at once). */
+  | { readonly wake: 'owner'; readonly owner: string }
+  | { readonly wake: 'none' };
+
+/** Reads a channel's message into the waiters it wakes. */
+export type WakePolicy = (message: string) => Wake;
+
+export interface WaiterCallbacks {
+  /** The channel's subscription was (re)confirmed: messages may have been missed, so try again. */
+  onReady(): void;
+  /** A message (or a wake passed on by a waiter that left) is for this waiter. */
+  onWake(): void;
+}
+
+/** One waiter's place in a channel's local line. */
+export interface WaitTicket {
+  /** Whether the channel's subscription is confirmed already. */
+  readonly ready: boolean;
+  /** Changes the id messages name this waiter by (its place in a server-side queue changed). */
+  identify(id: string): void;
+  /** The attempt a wake caused did not win: wait for the next wake (or run again at once if one came meanwhile). */
+  rearm(): void;
+  /** Leaves the line. A waiter that was woken and leaves without the lock passes its wake to the next one. */
+  leave(acquired: boolean): void;
+}
+
+interface Waiter {
+  owner: string;
+  readonly callbacks: WaiterCallbacks;
+  /** Woken, and its attempt not yet settled. */
+  woken: boolean;
+  /** A wake arrived while its attempt was in flight. */
+  pending: boolean;
+}
+
+interface ChannelLine {
+  readonly policy: WakePolicy;
+  readonly waiters: Waiter[];
+  subscription: Subscription | undefined;
+  ready: boolean;
+  /** A wake arrived while nobody could take it: the next waiter to join tries at once. */
+  unclaimed: boolean;
+  /**
+   * Ids that messages named while no local waiter had them yet, newest last. The message and the reply that
+   * tells a waiter its id travel on two connections, so the message can come first; the waiter finds it here.
+   */
+  readonly unmatched: string[];
+  grace: Subscription | undefined;
+}
+
+/** How many unmatched ids a line remembers (most belong to other clients' waiters). */
+const UNMATCHED_KEPT = 64;
+
+/**
+ * Per client: one line of local waiters per channel over the shared subscriber connection. The channel
+ * is subscribed while anyone waits on it (and `graceMs` after), and each message wakes only as many
+ * waiters as it can satisfy, in the order they started waiting.
+ */
+export class WakeHub {
+  readonly #connection: StoreConnection;
+  readonly #scheduler: SchedulerLike;
+  readonly #lines = new Map<string, ChannelLine>();
+
+  constructor(connection: StoreConnection, scheduler: SchedulerLike) {
+    this.#connection = connection;
+    this.#scheduler = scheduler;
+  }
+
+  /** Channels currently subscribed (including those in their grace period). */
+  get channelCount(): number {
+    return this.#lines.size;
+  }
+
+  join(channel: string, owner: string, policy: WakePolicy, callbacks: WaiterCallbacks, graceMs = 0): WaitTicket {
+    const line = this.#line(channel, policy);
+    line.grace?.unsubscribe();
+    line.grace = undefined;
+    const waiter: Waiter = { owner, callbacks, woken: false, pending: false };
+    line.waiters.push(waiter);
+    if ((line.unclaimed && line.ready) || takeUnmatched(line, owner)) {
+      line.unclaimed = false;
+      waiter.woken = true;
+      this.#scheduler.schedule(() => callbacks.onWake());
+    }
+    return {
+      get ready() {
+        return line.ready;
+      },
+      identify: (id) => {
+        waiter.owner = id;
+        if (takeUnmatched(line, id)) this.#wake(waiter);
+      },
+      rearm: () => this.#rearm(waiter),
+      leave: (acquired) => this.#leave(channel, line, waiter, acquired, graceMs),
+    };
+  }
+
+  /** Unsubscribes every channel at once (client close). */
+  closeAll(): void {
+    for (const line of this.#lines.values()) {
+      line.grace?.unsubscribe();
+      line.subscription?.unsubscribe();
+    }
+    this.#lines.clear();
+  }
+
+  #line(channel: string, policy: WakePolicy): ChannelLine {
+    const existing = this.#lines.get(channel);
+    if (existing !== undefined) return existing;
+    const line: ChannelLine = { policy, waiters: [], subscription: undefined, ready: false, unclaimed: false, unmatched: [], grace: undefined };
+    this.#lines.set(channel, line);
+    line.subscription = this.#connection.listen(channel).subscribe({
+      next: (event) => {
+        if (event.type === 'ready') {
+          line.ready = true;
+          for (const waiter of [...line.waiters]) waiter.callbacks.onReady();
+        } else {
+          this.#dispatch(line, line.policy(event.message));
+        }
+      },
+      // The connection reports its own failures; a waiter still has its TTL fallback.
+      error: () => {
+        line.ready = false;
+      },
+    });
+    return line;
+  }
+
+  #dispatch(line: ChannelLine, wake: Wake): void {
+    switch (wake.wake) {
+      case 'none':
+        return;
+      case 'one':
+        this.#wakeNext(line, 1);
+        return;
+      case 'count':
+        this.#wakeNext(line, Math.max(0, wake.count));
+        return;
+      case 'all':
+        for (const waiter of [...line.waiters]) this.#wake(waiter);
+        return;
+      case 'id': {
+        const target = line.waiters.find((waiter) => waiter.owner === wake.id);
+        if (target !== undefined) {
+          this.#wake(target);
+          return;
+        }
+        if (line.unmatched.push(wake.id) > UNMATCHED_KEPT) line.unmatched.shift();
+        return;
+      }
+      case 'owner': {
+        const target = line.waiters.find((waiter) => waiter.owner === wake.owner);
+        if (target === undefined) line.unclaimed = true;
+        else this.#wake(target);
+        return;
+      }
+    }
+  }
+
+  #wakeNext(line: ChannelLine, count: number): void {
+    let left = count;
+    for (const waiter of [...line.waiters]) {
+      if (left === 0) return;
+      if (!waiter.woken) {
+        this.#wake(waiter);
+        left--;
+      }
+    }
+    // Everyone is already trying: make sure the wake is not lost if their attempts lose the race.
+    if (left > 0) {
+      const first = line.waiters.find((waiter) => !waiter.pending);
+      if (first === undefined) line.unclaimed = true;
+      else first.pending = true;
+    }
+  }
+
+  #wake(waiter: Waiter): void {
+    if (waiter.woken) {
+      waiter.pending = true;
+      return;
+    }
+    waiter.woken = true;
+    waiter.callbacks.onWake();
+  }
+
+  #rearm(waiter: Waiter): void {
+    waiter.woken = false;
+    if (waiter.pending) {
+      waiter.pending = false;
+      this.#wake(waiter);
+    }
+  }
+
+  #leave(channel: string, line: ChannelLine, waiter: Waiter, acquired: boolean, graceMs: number): void {
+    const index = line.waiters.indexOf(waiter);
+    if (index === -1) return;
+    line.waiters.splice(index, 1);
+    // A wake this waiter did not use belongs to the next one in line.
+    if ((!acquired && waiter.woken) || waiter.pending) this.#wakeNext(line, 1);
+    if (line.waiters.length > 0) return;
+    if (graceMs > 0) {
+      line.grace = this.#scheduler.schedule(() => this.#drop(channel, line), graceMs);
+    } else {
+      this.#drop(channel, line);
+    }
+  }
+
+  #drop(channel: string, line: ChannelLine): void {
+    if (line.waiters.length > 0 || this.#lines.get(channel) !== line) return;
+    this.#lines.delete(channel);
+    line.subscription?.unsubscribe();
+  }
+}
+
+/** Whether a message named `id` before its waiter knew it; forgets it if so. */
+function takeUnmatched(line: ChannelLine, id: string): boolean {
+  const index = line.unmatched.lastIndexOf(id);
+  if (index === -1) return false;
+  line.unmatched.splice(index, 1);
+  return true;
+}

@@ -1,0 +1,115 @@
+import { Observable, type Unsubscribable } from 'rxjs';
+import { ClientClosedError } from '../errors/ClientClosedError.js';
+import type { LockLostError } from '../errors/LockLostError.js';
+import { acquire, type AcquireSpec } from './acquisition.js';
+import { driftFor, type Closable, type Tracked } from './ClientCore.js';
+import { HeldLease, type HoldSpec } from './HeldLease.js';
+
+/** What a primitive adds, once granted, to turn its grant into a held lease. */
+export type GrantToHold<G> = (grant: G, sentAt: number, startedAt: number) => HoldSpec;
+
+/** Where a hold reports: the lease once granted, then at most one error (loss, timeout, close). */
+export interface HoldSink {
+  next(lease: HeldLease): void;
+  error(error: unknown): void;
+}
+
+/**
+ * Starts a hold: acquires (waiting as the spec says), reports the grant as a `HeldLease`, and reports a
+ * loss as an error. Returns what ends it (the hold itself, not a closure: one per lease): unsubscribing cancels
+ * the wait (releasing a grant that arrives too late) or releases the lease.
+ */
+export function startHold<G>(spec: AcquireSpec<G>, toHold: GrantToHold<G>, sink: HoldSink): Unsubscribable {
+  const { core } = spec;
+  if (core.closed) {
+    sink.error(new ClientClosedError(spec.name));
+    return ENDED;
+  }
+  const hold = new PendingHold(spec, toHold, sink);
+  hold.cancelAcquisition = acquire(spec, hold);
+  return hold;
+}
+
+const ENDED: Unsubscribable = { unsubscribe: () => undefined };
+
+/**
+ * The lifecycle every lock-like primitive shares, as a cold Observable: subscribing acquires, the grant is
+ * emitted once as a `HeldLease`, the stream errors if the lease is lost, and unsubscribing releases.
+ */
+export function hold$<G>(spec: AcquireSpec<G>, toHold: GrantToHold<G>): Observable<HeldLease> {
+  return new Observable<HeldLease>((subscriber) => startHold(spec, toHold, subscriber));
+}
+
+const NOTHING = (): void => undefined;
+
+/**
+ * A hold from its first attempt to its end: one object, as holds are the hot path. Once granted it forgets
+ * everything acquiring needed, so that a held lease keeps as little memory as possible.
+ */
+class PendingHold<G> implements Closable, Unsubscribable {
+  cancelAcquisition: () => void = NOTHING;
+  readonly #name: string;
+  readonly #sink: HoldSink;
+  readonly #startedAt: number;
+  #spec: AcquireSpec<G> | undefined;
+  #toHold: GrantToHold<G> | undefined;
+  #tracked: Tracked | undefined;
+  #lease: HeldLease | undefined;
+  /** The hold spec `trusted` built for the grant that `granted` then receives. */
+  #holdSpec: HoldSpec | undefined;
+
+  constructor(spec: AcquireSpec<G>, toHold: GrantToHold<G>, sink: HoldSink) {
+    this.#name = spec.name;
+    this.#spec = spec;
+    this.#toHold = toHold;
+    this.#sink = sink;
+    this.#startedAt = spec.core.scheduler.now();
+    this.#tracked = spec.core.track(this);
+  }
+
+  /** Client close while still acquiring. */
+  close(): void {
+    this.#sink.error(new ClientClosedError(this.#name));
+  }
+
+  granted(grant: G, sentAt: number): void {
+    this.#untrack();
+    this.cancelAcquisition = NOTHING;
+    const holdSpec = this.#holdSpec ?? this.#toHold?.(grant, sentAt, this.#startedAt);
+    this.#spec = undefined;
+    this.#toHold = undefined;
+    this.#holdSpec = undefined;
+    if (holdSpec === undefined) return;
+    const sink = this.#sink;
+    this.#lease = new HeldLease(holdSpec, sentAt, this.#startedAt, (error: LockLostError) => sink.error(error));
+    sink.next(this.#lease);
+  }
+
+  trusted(grant: G, sentAt: number): boolean {
+    const spec = this.#spec;
+    if (spec === undefined || this.#toHold === undefined) return false;
+    const { core } = spec;
+    this.#holdSpec = this.#toHold(grant, sentAt, this.#startedAt);
+    const { expiry } = this.#holdSpec;
+    if (expiry.type === 'none') return true;
+    const ttl = expiry.type === 'watchdog' ? core.settings.watchdogTimeoutMs : expiry.ms;
+    return core.scheduler.now() < sentAt + ttl - driftFor(core.settings, ttl);
+  }
+
+  #untrack(): void {
+    if (this.#tracked === undefined || this.#spec === undefined) return;
+    this.#spec.core.untrack(this.#tracked);
+    this.#tracked = undefined;
+  }
+
+  failed(error: Error): void {
+    this.#untrack();
+    this.#sink.error(error);
+  }
+
+  unsubscribe(): void {
+    this.#untrack();
+    this.cancelAcquisition();
+    this.#lease?.endQuietly();
+  }
+}

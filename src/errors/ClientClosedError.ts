@@ -1,0 +1,8 @@
+import { LockError } from './LockError.js';
+
+/** The lock client was closed: nothing more can be acquired through it. */
+export class ClientClosedError extends LockError {
+  constructor(lockName: string) {
+    super(lockName, `rxlock: the lock client is closed (while using "${lockName}")`);
+  }
+}

@@ -1,0 +1,28 @@
+import { LockError } from './LockError.js';
+
+/**
+ * What the store said, in words the caller can act on:
+ * - `oom`: Redis is out of memory (maxmemory with noeviction); nothing was written.
+ * - `busy`: another script is running too long (BUSY).
+ * - `unavailable`: the connection is down (it may come back: ioredis reconnects).
+ * - `closed`: the ioredis client was closed by its owner; it will not come back.
+ * - `timeout`: no reply within `commandTimeoutMs`; the outcome is unknown and was compensated.
+ * - `no-replicas`: no replica acknowledged the write within the replica timeout.
+ * - `other`: anything else; see `cause`.
+ */
+export type LockBackendErrorCode = 'oom' | 'busy' | 'unavailable' | 'closed' | 'timeout' | 'no-replicas' | 'other';
+
+/** The store (Redis) failed an operation. `cause` holds the original error. */
+export class LockBackendError extends LockError {
+  readonly code: LockBackendErrorCode;
+
+  constructor(lockName: string, code: LockBackendErrorCode, detail: string, options?: ErrorOptions) {
+    super(lockName, `rxlock: Redis failed on "${lockName}" (${code}): ${detail}`, options);
+    this.code = code;
+  }
+
+  /** Whether retrying the same call later can succeed without anything else changing. */
+  get transient(): boolean {
+    return this.code === 'unavailable' || this.code === 'timeout' || this.code === 'busy';
+  }
+}

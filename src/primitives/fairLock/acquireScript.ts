@@ -1,0 +1,177 @@
+import { defineScript, int, list, type Reply } from '../../store/Script.js';
+import { FAIR_LUA_FUNCTIONS, FairScriptRun } from './fairQueue.js';
+
+/**
+ * Granted with a fencing token (-1 without fencing), or queued with how long until it is worth asking
+ * again and the server's time in µs when the script ran (0 when it did not need it: a single try).
+ * Shaped as the engine's `AttemptReply`.
+ */
+export type FairAttempt =
+  { readonly granted: true; readonly grant: number } | { readonly granted: false; readonly retryInMs: number; readonly serverUs: number };
+
+/**
+ * Redisson's fair acquire, plus what rxlock waiters need. In order:
+ * 1. Already this hold's (a release handed it over, or this attempt ran before): granted again without
+ *    counting twice. The lease is re-armed, so that it counts from this attempt.
+ * 2. A reentrant owner that holds it re-enters.
+ * 3. Free, and nobody is waiting or this caller is the head of the line: granted; every deadline behind
+ *    comes one share closer.
+ * 4. Otherwise (unless it is a single try) the caller joins the line, or refreshes its place: its deadline
+ *    becomes at least `now + (position + 1) * waiterTimeoutMs`, so a live waiter is never dropped, and its
+ *    hand-off details are registered. The reply says when to look again: when the lock's TTL or the head's
+ *    deadline runs out, and at least every third of `waiterTimeoutMs` to keep its place.
+ * A grant writes the fencing token and the hold id before the lock hash, and a head leaves the line only
+ * once it holds the lock: a key of the wrong type stops the script before anything half done.
+ */
+export const fairLockAcquireScript = defineScript<FairAttempt>({
+  name: 'fairLock.acquire',
+  lua: `
+${FAIR_LUA_FUNCTIONS}
+local function grant(size)
+  local token = -1
+  if fencing then token = on(6, 'incr') end
+  if hold ~= '' then on(2, 'hset', hold, '1') end
+  on(1, 'hincrby', field, '1')
+  local ttl = lease
+  if size > 0 then
+    local left = on(1, 'pttl')
+    if left >= leaseMs then ttl = int(left) end
+  end
+  if ttl == lease then on(1, 'pexpire', lease) end
+  if hold ~= '' then on(2, 'pexpire', ttl) end
+  return {1, token, 0}
+end
+
+local size = on(1, 'hlen')
+headOfLine()
+local mine = size > 0 and on(1, 'hexists', field) == 1
+if mine and (hold == '' or on(2, 'hexists', hold) == 1) then
+  if on(1, 'pttl') < leaseMs then on(1, 'pexpire', lease) end
+  local token = -1
+  if fencing then token = tonumber(on(6, 'get') or '-1') end
+  return {1, token, 0}
+end
+if mine then return grant(size) end
+if size == 0 and (not head or head == field) then
+  local reply = grant(0)
+  if head then
+    on(5, 'hdel', field)
+    on(3, 'lpop')
+    on(4, 'zrem', field)
+    headGranted()
+  end
+  return reply
+end
+if not enqueue then return {0, -1, 0} end
+local current = on(4, 'zscore', field)
+if not head then
+  -- An empty line counts its grants from 0 again.
+  on(5, 'hdel', 'grants')
+  grants = false
+end
+local details = (grants or '0') .. ' ' .. lease .. ' ' .. (fencing and '1' or '0') .. ' ' .. waitId .. ' ' .. hold
+local position = nil
+local deadline = 0
+if current then
+  local line = on(3, 'lrange', '0', '-1')
+  for i = 1, #line do
+    if line[i] == field then
+      position = i - 1
+      break
+    end
+  end
+end
+if position then
+  local previous = headDetails
+  if position > 0 then previous = on(5, 'hget', field) end
+  deadline = math.max(tonumber(current) - share * lagOf(previous, grants), clock() + (position + 1) * share)
+  on(5, 'hset', field, details)
+  if on(5, 'pttl') < deadline - now + share then on(5, 'pexpire', int(deadline - now + share)) end
+else
+  on(5, 'hset', field, details)
+  position = on(3, 'rpush', field) - 1
+  deadline = clock() + (position + 1) * share
+  on(5, 'pexpire', int(deadline - now + share))
+end
+on(4, 'zadd', int(deadline), field)
+local refresh = math.max(1, math.floor(share / 3))
+if position > 0 and headDeadline - now >= refresh then return {0, refresh, nowUs} end
+local wait = on(1, 'pttl')
+if position > 0 then wait = math.max(wait, headDeadline - now) end
+if wait <= 0 or wait > refresh then wait = refresh end
+return {0, wait, nowUs}
+`,
+  memory: (db, keys, argv) => {
+    const run = new FairScriptRun(db, keys, argv, false);
+    const { field, hold, lease, share } = run;
+    const grant = (size: number): number[] => {
+      const token = run.fencing ? db.incrby(run.token, 1) : -1;
+      if (hold !== '') db.hset(run.holds, hold, '1');
+      db.hincrby(run.lock, field, 1);
+      let ttl = lease;
+      if (size > 0) {
+        const left = db.pttl(run.lock);
+        if (left >= lease) ttl = left;
+      }
+      if (ttl === lease) db.pexpire(run.lock, lease);
+      if (hold !== '') db.pexpire(run.holds, ttl);
+      return [1, token, 0];
+    };
+    const size = db.hlen(run.lock);
+    run.headOfLine();
+    const { head } = run;
+    const mine = size > 0 && db.hexists(run.lock, field) === 1;
+    if (mine && (hold === '' || db.hexists(run.holds, hold) === 1)) {
+      if (db.pttl(run.lock) < lease) db.pexpire(run.lock, lease);
+      return [1, run.fencing ? Number(db.get(run.token) ?? '-1') : -1, 0];
+    }
+    if (mine) return grant(size);
+    if (size === 0 && (head === undefined || head === field)) {
+      const reply = grant(0);
+      if (head !== undefined) {
+        db.hdel(run.waiters, field);
+        db.lpop(run.queue);
+        db.zrem(run.timeouts, field);
+        run.headGranted();
+      }
+      return reply;
+    }
+    if (!run.enqueue) return [0, -1, 0];
+    const current = db.zscore(run.timeouts, field);
+    if (head === undefined) {
+      db.hdel(run.waiters, 'grants');
+      run.grants = null;
+    }
+    const details = `${run.grants ?? '0'} ${argv[0]} ${run.fencing ? 1 : 0} ${run.waitId} ${hold}`;
+    const found = current === null ? -1 : db.lrange(run.queue).indexOf(field);
+    let position: number;
+    let deadline: number;
+    if (current !== null && found !== -1) {
+      position = found;
+      const previous = position > 0 ? db.hget(run.waiters, field) : run.headDetails;
+      deadline = Math.max(current - share * run.lagOf(previous, run.grants), run.clock() + (position + 1) * share);
+      db.hset(run.waiters, field, details);
+      if (db.pttl(run.waiters) < deadline - run.clock() + share) db.pexpire(run.waiters, deadline - run.clock() + share);
+    } else {
+      db.hset(run.waiters, field, details);
+      position = db.rpush(run.queue, field) - 1;
+      deadline = run.clock() + (position + 1) * share;
+      db.pexpire(run.waiters, deadline - run.clock() + share);
+    }
+    db.zadd(run.timeouts, deadline, field);
+    const now = run.clock();
+    const refresh = Math.max(1, Math.floor(share / 3));
+    if (position > 0 && run.headDeadline - now >= refresh) return [0, refresh, run.nowUs];
+    let wait = db.pttl(run.lock);
+    if (position > 0) wait = Math.max(wait, run.headDeadline - now);
+    if (wait <= 0 || wait > refresh) wait = refresh;
+    return [0, wait, run.nowUs];
+  },
+  parse: parseFairAttempt,
+});
+
+export function parseFairAttempt(reply: Reply): FairAttempt {
+  const values = list(reply);
+  const value = int(values[1] ?? -1);
+  return int(values[0] ?? 0) === 1 ? { granted: true, grant: value } : { granted: false, retryInMs: value, serverUs: int(values[2] ?? 0) };
+}

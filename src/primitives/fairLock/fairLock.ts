@@ -1,0 +1,170 @@
+import { Observable, of, type Subscriber, type Unsubscribable } from 'rxjs';
+import type { AcquireSpec, AttemptReply } from '../../engine/acquisition.js';
+import type { ClientCore } from '../../engine/ClientCore.js';
+import type { Expiry, HeldLease, HoldSpec, ReleaseReply } from '../../engine/HeldLease.js';
+import { startHold } from '../../engine/hold.js';
+import type { Lease } from '../../engine/Lease.js';
+import { fire, type Command } from '../../engine/send.js';
+import type { ScriptCall } from '../../store/Store.js';
+import { callSite } from '../../util/describeValue.js';
+import { abortable } from '../abortable.js';
+import { checkLockOptions, type LockOptions } from '../lock/lock.js';
+import { contextOwner } from '../reentrancy.js';
+import type { FairAttempt } from './acquireScript.js';
+import { listen, stopListening, type FairChannel } from './fairChannel.js';
+import { fairLockKeys } from './fairLockKeys.js';
+import { fairArgv, withoutPlace } from './fairQueue.js';
+import { FairWaiter } from './fairWaiter.js';
+import { fairLockLeaveScript } from './leaveScript.js';
+import { returnOwner, takeOwner } from './ownerPool.js';
+import { fairLockReleaseScript } from './releaseScript.js';
+
+/** Options of `fairLock$`: those of `lock$`. */
+export type FairLockOptions = LockOptions;
+
+/**
+ * How long a waiter's channel stays subscribed after its wait, so that the client's next acquisition of
+ * the same name (which reuses the owner, see `takeOwner`) needs no SUBSCRIBE.
+ */
+const CHANNEL_GRACE_MS = 5_000;
+
+/**
+ * The hold behind `fairLock$`: granted in the order of the first attempts, across all clients (Redisson's
+ * RFairLock). Each waiter has a place in the line and a channel of its own; a release hands the lock to the
+ * head only. Unsubscribing while waiting leaves the line at once.
+ */
+export function fairLockHold$(core: ClientCore, name: string, options: FairLockOptions = {}): Observable<HeldLease> {
+  const held$ = new Observable<HeldLease>((subscriber) => new FairAcquisition(core, name, options).start(subscriber));
+  return abortable(held$, options.signal);
+}
+
+/** `fairLock$` as the client exposes it: validates, then holds. */
+export function fairLock$(core: ClientCore, name: string, options?: FairLockOptions): Observable<Lease> {
+  return new Observable<HeldLease>((subscriber) => {
+    try {
+      checkLockOptions(callSite('fairLock$', name), name, options);
+    } catch (error) {
+      subscriber.error(error);
+      return undefined;
+    }
+    if (options?.signal !== undefined) return fairLockHold$(core, name, options).subscribe(subscriber);
+    return new FairAcquisition(core, name, options ?? {}).start(subscriber);
+  });
+}
+
+/**
+ * One subscription to a fair lock, from its first attempt to its release: what the engine needs to acquire
+ * it (`AcquireSpec`) and to hold it (`HoldSpec`), and the subscription's teardown. One object and two
+ * script calls per acquisition, built once: acquisitions are the hot path.
+ */
+class FairAcquisition implements AcquireSpec<number>, HoldSpec, Unsubscribable {
+  readonly core: ClientCore;
+  readonly name: string;
+  readonly kind = 'fairLock';
+  readonly owner: string;
+  readonly waitMs: number | undefined;
+  readonly channel: string;
+  readonly policy: AcquireSpec<number>['policy'];
+  readonly graceMs = CHANNEL_GRACE_MS;
+  readonly expiry: Expiry;
+  token: number | undefined;
+  readonly #fencing: boolean;
+  readonly #fair: FairChannel;
+  /** Whether the owner came from the pool (and goes back there at the end). */
+  readonly #pooled: boolean;
+  readonly #waiter: FairWaiter;
+  /** The attempt as the engine sends it, again and again: the acquire script as this waiter parses it. */
+  readonly #attempt: ScriptCall<FairAttempt>;
+  /** The scripts' arguments without a place in line (release, leave); the attempt's when it never waits. */
+  #plainArgs: readonly (string | number)[] | undefined;
+  #release: ScriptCall<ReleaseReply> | undefined;
+  #hold: Unsubscribable | undefined;
+  #granted = false;
+  /** An attempt may have put this acquisition in the line, and no leave was sent after it. */
+  #mayBeQueued = false;
+
+  constructor(core: ClientCore, name: string, options: FairLockOptions) {
+    const { leaseMs, waitMs, fencing = false } = options;
+    const keys = fairLockKeys(core.keyPrefix + name);
+    const chosen = options.owner ?? contextOwner(core, keys.lock);
+    const pooled = chosen === undefined ? takeOwner(core, keys) : undefined;
+    this.#waiter = new FairWaiter(core.newOwner());
+    const fair = listen(core, keys, chosen ?? pooled?.owner ?? '', this.#waiter, pooled);
+    this.core = core;
+    this.name = name;
+    this.owner = fair.owner;
+    this.waitMs = waitMs;
+    this.channel = fair.channel;
+    this.policy = fair.policy;
+    this.expiry = leaseMs === undefined ? fair.watchdog : { type: 'fixed', ms: leaseMs };
+    this.#fencing = fencing;
+    this.#fair = fair;
+    this.#pooled = pooled !== undefined;
+    const args = fairArgv({
+      leaseMs: leaseMs ?? core.settings.watchdogTimeoutMs,
+      field: fair.field,
+      // Every hold has its own id, even an owner's that never re-enters: pooled owners are reused at once.
+      holdId: `${core.clientId}:${core.newOwner()}`,
+      waitId: this.#waiter.waitId,
+      fencing,
+      enqueue: waitMs !== 0,
+      waiterTimeoutMs: core.settings.fairLockWaiterTimeoutMs,
+      publishCommand: core.connection.publishCommand,
+      channelPrefix: keys.channelPrefix,
+      // With replica acknowledgements, a grant must come from the waiter's own (acknowledged) attempt.
+      direct: core.settings.replicas === 0,
+    });
+    if (waitMs === 0) this.#plainArgs = args;
+    this.#attempt = { script: this.#waiter, keys: keys.list, args };
+  }
+
+  start(subscriber: Subscriber<HeldLease>): Unsubscribable {
+    this.#hold = startHold(this, this.#toHold, subscriber);
+    return this;
+  }
+
+  unsubscribe(): void {
+    // Ending the hold first sends the release (or cancels the wait) before anything else here.
+    this.#hold?.unsubscribe();
+    stopListening(this.#fair, this.#waiter);
+    // The engine leaves the line itself once it saw the caller queued; this covers a first attempt still in flight.
+    if (!this.#granted && this.#mayBeQueued) this.abandon();
+    if (this.#pooled) returnOwner(this.#fair);
+  }
+
+  attempt(): Command<AttemptReply<number>> {
+    const { core } = this;
+    const now = core.scheduler.now();
+    const handed = this.#waiter.takeGrant(now, core.settings.driftFactor);
+    // The message was the reply: granting at once, inside its delivery, saves a round trip per hand-off.
+    if (handed !== undefined) return of<AttemptReply<number>>({ granted: true, grant: handed.token, sentAt: handed.sentAt });
+    if (this.waitMs !== 0) this.#mayBeQueued = true;
+    this.#waiter.sending(now);
+    return this.#attempt;
+  }
+
+  /** A grant nobody will use (or an attempt of unknown outcome) is given back; the place in line is kept while the wait goes on. */
+  compensate(settled?: (known: boolean) => void): void {
+    fire(this.core, { script: fairLockLeaveScript, keys: this.#attempt.keys, args: this.#attempt.args }, settled);
+  }
+
+  /** Giving up leaves the line. */
+  abandon(): void {
+    this.#mayBeQueued = false;
+    fire(this.core, { script: fairLockLeaveScript, keys: this.#attempt.keys, args: this.#argsWithoutPlace() });
+  }
+
+  release(): Command<ReleaseReply> {
+    return (this.#release ??= { script: fairLockReleaseScript, keys: this.#attempt.keys, args: this.#argsWithoutPlace() });
+  }
+
+  readonly #toHold = (token: number): HoldSpec => {
+    this.#granted = true;
+    this.token = this.#fencing ? token : undefined;
+    return this;
+  };
+
+  #argsWithoutPlace(): readonly (string | number)[] {
+    return (this.#plainArgs ??= withoutPlace(this.#attempt.args));
+  }
+}

@@ -1,0 +1,408 @@
+import type { MemoryDb, RedisType } from '../../store/memory/MemoryDb.js';
+import { ScriptError, WRONGTYPE_REPLY } from '../../store/Script.js';
+
+/**
+ * The part the fair lock scripts share, written twice: `FAIR_LUA_FUNCTIONS` opens each Lua script and
+ * `FairScriptRun` is its memory twin, function by function.
+ *
+ * KEYS: lock, holds, queue, timeouts, waiters, token (see `FairLockKeys`).
+ * ARGV (the same for every script, see `fairArgv`): leaseMs, field, holdId ('' for an owner that never
+ * re-enters), waitId, flags, waiterTimeoutMs, channel prefix. The flags are letters: `q` take or keep a
+ * place in the line, `f` fencing, `d` hand the lock over directly, `s` sharded pub/sub (SPUBLISH).
+ *
+ * Deadlines follow Redisson's accounting, so that both can share a line: a waiter's deadline is its last
+ * sign of life plus one `waiterTimeoutMs` share for itself and one for every waiter ahead of it; every
+ * grant and every waiter that leaves brings the deadlines behind one share closer; a dead waiter is
+ * dropped when it reaches the head with its deadline passed. Times are the server's (TIME), never a client's.
+ *
+ * A grant does not rewrite every deadline (Redisson's ZINCRBY each: the costliest part of a hand-off with
+ * a long line). The waiters hash counts the grants (`grants`) and records, for every waiter in line, the
+ * count when its deadline was written (its epoch); its deadline is then the ZSET score minus one share per
+ * grant since. Only the head's deadline is ever compared with the time, so that is the only one worked
+ * out. A waiter the hash does not know (a Redisson waiter) is registered at the first grant after it
+ * joined. Redisson clients read the scores as they are: a deadline there is never earlier than in this
+ * accounting, so they never drop a waiter that rxlock still counts as alive.
+ *
+ * Cost: the scripts run on every acquisition, so they touch only what the path needs. A key of the wrong
+ * type is found by the first command that touches it (`on`), which ends the script with `RXLOCK_WRONGTYPE
+ * <key> <type>`, so no TYPE is sent on the way; each script touches its keys in an order where whatever it
+ * wrote before that point is a step complete in itself (dead waiters dropped, a fencing token drawn, a lock
+ * released). Arguments go to Redis as strings: Redis 7.0 formats a Lua number with `%.17g`, which costs
+ * more than most of the commands. TIME is read only when a deadline is needed.
+ */
+export const FAIR_LUA_FUNCTIONS = `
+local lease, field, hold, waitId, flags = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local leaseMs, share, channelPrefix = tonumber(lease), tonumber(ARGV[6]), ARGV[7]
+local enqueue, fencing = string.find(flags, 'q', 1, true) ~= nil, string.find(flags, 'f', 1, true) ~= nil
+local direct, publish = string.find(flags, 'd', 1, true) ~= nil, 'publish'
+if string.find(flags, 's', 1, true) then publish = 'spublish' end
+
+-- redis.call on KEYS[i]; a key of another type ends the script with RXLOCK_WRONGTYPE <key> <type> (an error
+-- raised from any depth; Redis appends where in the script).
+local function on(i, command, ...)
+  local reply = redis.pcall(command, KEYS[i], ...)
+  if type(reply) == 'table' and reply.err then
+    if string.sub(reply.err, 1, 9) == 'WRONGTYPE' then
+      reply = {err = '${WRONGTYPE_REPLY} ' .. KEYS[i] .. ' ' .. redis.call('type', KEYS[i])['ok']}
+    end
+    error(reply)
+  end
+  return reply
+end
+
+local function int(n)
+  return string.format('%d', n)
+end
+
+local now, nowUs = nil, '0'
+local function clock()
+  if not now then
+    local time = redis.call('time')
+    now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+    nowUs = time[1] .. string.rep('0', 6 - #time[2]) .. time[2]
+  end
+  return now
+end
+
+-- Shares a waiter's score is ahead of its deadline: the grants since its epoch (its details' first word).
+local function lagOf(details, grants)
+  local epoch = details and tonumber(string.match(details, '^(%d+)'))
+  if not epoch or not grants then return 0 end
+  return math.max(0, tonumber(grants) - epoch)
+end
+
+-- The head of the line (false if nobody waits), its deadline and details, and the grant count, once the heads
+-- whose deadline passed are dropped, as Redisson drops them.
+local head, headDeadline, headDetails, grants = false, nil, nil, nil
+local function headOfLine()
+  while true do
+    head = on(3, 'lindex', '0')
+    if not head then return end
+    local known = on(5, 'hmget', head, 'grants')
+    headDetails, grants = known[1], known[2]
+    local score = tonumber(on(4, 'zscore', head))
+    if score then
+      headDeadline = score - share * lagOf(headDetails, grants)
+      if headDeadline > clock() then return end
+    end
+    on(5, 'hdel', head)
+    on(3, 'lpop')
+    on(4, 'zrem', head)
+  end
+end
+
+-- Registers the waiters in line that the waiters hash does not know (Redisson's) as of the grant before
+-- count, and drops the details of waiters no longer in line (Redisson took them out).
+local function reconcile(count)
+  local line = on(3, 'lrange', '0', '-1')
+  local inLine = {}
+  for _, waiter in ipairs(line) do inLine[waiter] = true end
+  for _, known in ipairs(on(5, 'hkeys')) do
+    if known ~= 'grants' and not inLine[known] then on(5, 'hdel', known) end
+  end
+  for from = 1, #line, 1000 do
+    local upTo = math.min(from + 999, #line)
+    local details = on(5, 'hmget', unpack(line, from, upTo))
+    for i = from, upTo do
+      if not details[i - from + 1] then on(5, 'hset', line[i], int(count - 1)) end
+    end
+  end
+end
+
+-- The head left the line with the lock: every deadline behind comes one share closer, by counting the grant.
+local function headGranted()
+  local left = on(4, 'zcard')
+  if left == 0 then
+    on(5, 'del')
+    return
+  end
+  local count = on(5, 'hincrby', 'grants', '1')
+  if on(5, 'hlen') - 1 ~= left then reconcile(count) end
+end
+
+-- A waiter left from position (1-based): everyone behind it comes one share closer.
+local function moveUpFrom(position)
+  for _, waiter in ipairs(on(3, 'lrange', int(position - 1), '-1')) do
+    on(4, 'zadd', 'XX', 'INCR', '-' .. ARGV[6], waiter)
+  end
+end
+
+-- The lock is free: the head of the line gets it. An rxlock head whose client listens gets it directly
+-- (the message carries the grant); any other head hears Redisson's 0 and takes it with its next attempt.
+local function handOff()
+  headOfLine()
+  if not head then return end
+  local channel = channelPrefix .. ':' .. head
+  local headLease, headFencing, headWait, headHold
+  if direct and headDetails then
+    headLease, headFencing, headWait, headHold = string.match(headDetails, '^%d+ (%d+) ([01]) (%S+) (%S*)$')
+  end
+  if headLease then
+    local numsub = 'numsub'
+    if publish == 'spublish' then numsub = 'shardnumsub' end
+    if redis.call('pubsub', numsub, channel)[2] == 0 then headLease = nil end
+  end
+  if not headLease then
+    redis.call(publish, channel, '0')
+    return
+  end
+  local token = '-1'
+  if headFencing == '1' then token = int(on(6, 'incr')) end
+  on(5, 'hdel', head)
+  on(3, 'lpop')
+  on(4, 'zrem', head)
+  headGranted()
+  on(1, 'hset', head, '1')
+  on(1, 'pexpire', headLease)
+  if headHold ~= '' then
+    on(2, 'hset', headHold, '1')
+    on(2, 'pexpire', headLease)
+  end
+  redis.call(publish, channel, 'rxlock:grant ' .. token .. ' ' .. nowUs .. ' ' .. headWait .. ' ' .. headHold)
+end
+
+-- Ends this caller's hold (count: its field's count), checking its hold id first. 0: not held; 1: one
+-- hold less; 2: unlocked and handed on.
+local function releaseHold(count)
+  if hold ~= '' and on(2, 'hdel', hold) == 0 then return 0 end
+  if tonumber(count) > 1 then
+    local ttl = on(1, 'pttl')
+    if ttl > 0 then on(1, 'pexpire', int(ttl)) end
+    on(1, 'hincrby', field, '-1')
+    return 1
+  end
+  redis.call('del', KEYS[1], KEYS[2])
+  handOff()
+  return 2
+end
+`;
+
+/**
+ * What scripts outside the fair lock (the CLI's) build on: the functions, after checking every key's type
+ * up front and dropping the dead heads of the line, as the fair lock's first scripts did.
+ */
+export const FAIR_LUA_PRELUDE = `
+local expected = {'hash', 'hash', 'list', 'zset', 'hash', 'string'}
+for i = 1, #expected do
+  local kind = redis.call('type', KEYS[i])['ok']
+  if kind ~= 'none' and kind ~= expected[i] then
+    return redis.error_reply('${WRONGTYPE_REPLY} ' .. KEYS[i] .. ' ' .. kind)
+  end
+end
+${FAIR_LUA_FUNCTIONS}
+headOfLine()
+`;
+
+const EXPECTED_TYPES: readonly RedisType[] = ['hash', 'hash', 'list', 'zset', 'hash', 'string'];
+
+/** The prefix of a direct hand-off message: `rxlock:grant <token> <server time in µs> <waitId> <holdId>`. */
+export const GRANT_MESSAGE_PREFIX = 'rxlock:grant ';
+
+/** What the scripts' ARGV carry, by name. */
+export interface FairArgs {
+  readonly leaseMs: number;
+  readonly field: string;
+  readonly holdId: string;
+  readonly waitId: string;
+  readonly fencing: boolean;
+  readonly enqueue: boolean;
+  readonly waiterTimeoutMs: number;
+  readonly publishCommand: string;
+  readonly channelPrefix: string;
+  readonly direct: boolean;
+}
+
+/** The scripts' ARGV: few and short, as each one costs the client and Redis on every call. */
+export function fairArgv(args: FairArgs): (string | number)[] {
+  const flags = `${args.enqueue ? 'q' : ''}${args.fencing ? 'f' : ''}${args.direct ? 'd' : ''}${args.publishCommand === 'spublish' ? 's' : ''}`;
+  return [args.leaseMs, args.field, args.holdId, args.waitId, flags, args.waiterTimeoutMs, args.channelPrefix];
+}
+
+/** `argv` from `fairArgv` without a place in line (for a release or a leave). */
+export function withoutPlace(argv: readonly (string | number)[]): (string | number)[] {
+  const copy = [...argv];
+  copy[FLAGS_ARG] = String(copy[FLAGS_ARG]).replace('q', '');
+  return copy;
+}
+
+const FLAGS_ARG = 4;
+
+/**
+ * The memory twin of `FAIR_LUA_FUNCTIONS`: construct it where the Lua script starts. Reading a key through
+ * `key(i)` (or its getter) is the twin of `on(i, ...)`: a key of another type fails the script there. With
+ * `checkUpFront` (the default, for `FAIR_LUA_PRELUDE`) it checks every key first and drops the dead heads
+ * of the line.
+ */
+export class FairScriptRun {
+  readonly db: MemoryDb;
+  readonly keys: readonly string[];
+  readonly lease: number;
+  readonly field: string;
+  readonly hold: string;
+  readonly waitId: string;
+  readonly fencing: boolean;
+  readonly enqueue: boolean;
+  readonly share: number;
+  readonly publish: string;
+  readonly channelPrefix: string;
+  readonly direct: boolean;
+  /** What `headOfLine()` found: the head (undefined if nobody waits), its deadline and details, the grant count. */
+  head: string | undefined;
+  headDeadline = 0;
+  headDetails: string | null = null;
+  grants: string | null = null;
+  #now: number | undefined;
+  #nowUs = '0';
+
+  constructor(db: MemoryDb, keys: readonly string[], argv: readonly string[], checkUpFront = true) {
+    this.db = db;
+    this.keys = keys;
+    const [lease = '0', field = '', hold = '', waitId = '', flags = '', share = '0', channelPrefix = ''] = argv;
+    this.lease = Number(lease);
+    this.field = field;
+    this.hold = hold;
+    this.waitId = waitId;
+    this.fencing = flags.includes('f');
+    this.enqueue = flags.includes('q');
+    this.share = Number(share);
+    this.publish = flags.includes('s') ? 'spublish' : 'publish';
+    this.channelPrefix = channelPrefix;
+    this.direct = flags.includes('d');
+    if (checkUpFront) {
+      EXPECTED_TYPES.forEach((_, i) => this.key(i + 1));
+      this.headOfLine();
+    }
+  }
+
+  /** KEYS[i] (1-based, as in Lua), after checking that it holds what the fair lock stores there. */
+  key(i: number): string {
+    const key = this.keys[i - 1] ?? '';
+    const kind = this.db.type(key);
+    if (kind !== 'none' && kind !== EXPECTED_TYPES[i - 1]) throw new ScriptError(`${WRONGTYPE_REPLY} ${key} ${kind}`);
+    return key;
+  }
+
+  get lock(): string {
+    return this.key(1);
+  }
+  get holds(): string {
+    return this.key(2);
+  }
+  get queue(): string {
+    return this.key(3);
+  }
+  get timeouts(): string {
+    return this.key(4);
+  }
+  get waiters(): string {
+    return this.key(5);
+  }
+  get token(): string {
+    return this.key(6);
+  }
+
+  clock(): number {
+    if (this.#now === undefined) {
+      const micros = Math.floor(this.db.time() * 1000);
+      this.#now = Math.floor(micros / 1000);
+      this.#nowUs = String(micros);
+    }
+    return this.#now;
+  }
+
+  /** The server time in µs, once `clock()` ran ('0' before). */
+  get nowUs(): string {
+    return this.#nowUs;
+  }
+
+  lagOf(details: string | null, grants: string | null): number {
+    const epoch = details === null ? undefined : /^(\d+)/.exec(details)?.[1];
+    if (epoch === undefined || grants === null) return 0;
+    return Math.max(0, Number(grants) - Number(epoch));
+  }
+
+  headOfLine(): void {
+    const { db } = this;
+    for (;;) {
+      this.head = db.lindex(this.queue, 0) ?? undefined;
+      if (this.head === undefined) return;
+      this.headDetails = db.hget(this.waiters, this.head);
+      this.grants = db.hget(this.waiters, 'grants');
+      const score = db.zscore(this.timeouts, this.head);
+      if (score !== null) {
+        this.headDeadline = score - this.share * this.lagOf(this.headDetails, this.grants);
+        if (this.headDeadline > this.clock()) return;
+      }
+      db.hdel(this.waiters, this.head);
+      db.lpop(this.queue);
+      db.zrem(this.timeouts, this.head);
+    }
+  }
+
+  reconcile(count: number): void {
+    const { db } = this;
+    const line = db.lrange(this.queue);
+    const inLine = new Set(line);
+    for (const known of db.hkeys(this.waiters)) if (known !== 'grants' && !inLine.has(known)) db.hdel(this.waiters, known);
+    for (const waiter of line) if (db.hget(this.waiters, waiter) === null) db.hset(this.waiters, waiter, String(count - 1));
+  }
+
+  headGranted(): void {
+    const { db } = this;
+    const left = db.zcard(this.timeouts);
+    if (left === 0) {
+      db.del(this.waiters);
+      return;
+    }
+    const count = db.hincrby(this.waiters, 'grants', 1);
+    if (db.hlen(this.waiters) - 1 !== left) this.reconcile(count);
+  }
+
+  moveUpFrom(position: number): void {
+    const { db } = this;
+    for (const waiter of db.lrange(this.queue).slice(position - 1)) {
+      const score = db.zscore(this.timeouts, waiter);
+      if (score !== null) db.zadd(this.timeouts, score - this.share, waiter);
+    }
+  }
+
+  handOff(): void {
+    const { db } = this;
+    this.headOfLine();
+    const head = this.head;
+    if (head === undefined) return;
+    const channel = `${this.channelPrefix}:${head}`;
+    const parsed = this.direct && this.headDetails !== null ? /^\d+ (\d+) ([01]) (\S+) (\S*)$/.exec(this.headDetails) : null;
+    if (parsed === null || db.numsub(channel) === 0) {
+      db.publish(channel, '0');
+      return;
+    }
+    const [, headLease = '0', headFencing, headWait = '', headHold = ''] = parsed;
+    const token = headFencing === '1' ? db.incrby(this.token, 1) : -1;
+    db.hdel(this.waiters, head);
+    db.lpop(this.queue);
+    db.zrem(this.timeouts, head);
+    this.headGranted();
+    db.hset(this.lock, head, '1');
+    db.pexpire(this.lock, Number(headLease));
+    if (headHold !== '') {
+      db.hset(this.holds, headHold, '1');
+      db.pexpire(this.holds, Number(headLease));
+    }
+    db.publish(channel, `${GRANT_MESSAGE_PREFIX}${token} ${this.nowUs} ${headWait} ${headHold}`);
+  }
+
+  releaseHold(count: string): number {
+    const { db } = this;
+    if (this.hold !== '' && db.hdel(this.holds, this.hold) === 0) return 0;
+    if (Number(count) > 1) {
+      const ttl = db.pttl(this.lock);
+      if (ttl > 0) db.pexpire(this.lock, ttl);
+      db.hincrby(this.lock, this.field, -1);
+      return 1;
+    }
+    db.del(this.keys[0] ?? '', this.keys[1] ?? '');
+    this.handOff();
+    return 2;
+  }
+}

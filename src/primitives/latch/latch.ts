@@ -1,0 +1,114 @@
+import { defer, map, Observable, scheduled } from 'rxjs';
+import { acquire, type AttemptReply } from '../../engine/acquisition.js';
+import type { ClientCore } from '../../engine/ClientCore.js';
+import { ClientClosedError } from '../../errors/ClientClosedError.js';
+import { callSite } from '../../util/describeValue.js';
+import { assertCount, assertName } from '../../util/validate.js';
+import { abortable } from '../abortable.js';
+import { runFor } from '../lock/queries.js';
+import { checkWaitOptions } from '../semaphore/checkPermits.js';
+import { newOpId } from '../semaphore/opMemory.js';
+import { latchKeys, type LatchKeys } from './latchKeys.js';
+import { countDownScript, deleteLatchScript, getCountScript, trySetCountScript } from './latchScripts.js';
+import { latchWakePolicy, ZeroWatch } from './zeroWatch.js';
+
+/** Options of `latch(name).await$`. */
+export interface LatchAwaitOptions {
+  /**
+   * How long to wait for the count to reach zero before erroring with `LockTimeoutError`. `0` checks once.
+   * @default undefined: wait as long as it takes
+   */
+  waitMs?: number | undefined;
+  /** Cancels the wait when it aborts; the stream errors with `signal.reason`. */
+  signal?: AbortSignal | undefined;
+}
+
+const AWAIT_OPTION_KEYS: readonly string[] = ['waitMs', 'signal'];
+
+/**
+ * A countdown latch (Redisson's RCountDownLatch): a count in Redis that clients count down, and that
+ * awaiters wait to reach zero. A latch without a count (never set, opened, or deleted) counts as zero.
+ */
+export interface CountDownLatch {
+  /** The name the latch was created under. */
+  readonly name: string;
+  /** Emits once and completes when the count is zero (at once if it is already); errors with `LockTimeoutError` at `waitMs`. */
+  await$(options?: LatchAwaitOptions): Observable<void>;
+  /** Sets the count to `count` if the latch has none. Resolves true if it did. */
+  trySetCount(count: number): Promise<boolean>;
+  /** Counts down by one; at zero the latch opens (its key is deleted). Resolves with the count left. */
+  countDown(): Promise<number>;
+  /** The count right now (0 when the latch has none). */
+  getCount(): Promise<number>;
+  /** Deletes the latch, which opens it for awaiters. Resolves true if it had a count. */
+  delete(): Promise<boolean>;
+}
+
+/** `latch(name)` as the client exposes it. A bad name throws at once: there is no stream yet to carry it. */
+export function latch(core: ClientCore, name: string): CountDownLatch {
+  const site = callSite('latch', name);
+  assertName(name, site);
+  const keys = latchKeys(core.keyPrefix + name);
+  const publish = (): string => core.connection.publishCommand;
+  return {
+    name,
+    await$: (options) =>
+      defer(() => {
+        checkWaitOptions(options, AWAIT_OPTION_KEYS, `${site}.await$`);
+        return abortable(awaitZero$(core, name, keys, options?.waitMs), options?.signal);
+      }),
+    trySetCount: async (count) => {
+      assertCount(count, 'count', `${site}.trySetCount`, 1);
+      return runFor(core, name, trySetCountScript, [keys.count, keys.channel], [count, publish()]);
+    },
+    countDown: () => runFor(core, name, countDownScript, [keys.count, keys.channel, keys.ops], [newOpId(), publish()]),
+    getCount: () => runFor(core, name, getCountScript, [keys.count], []),
+    delete: () => runFor(core, name, deleteLatchScript, [keys.count, keys.channel, keys.ops], [publish()]),
+  };
+}
+
+const OPEN: AttemptReply<undefined> = { granted: true, grant: undefined };
+const SHUT: AttemptReply<undefined> = { granted: false, retryInMs: -1 };
+
+/**
+ * Waits with the engine's acquire loop (nothing is held: there is nothing to compensate). Each attempt reads
+ * the count, unless a `0` was heard on the channel since the wait began, which opens it without asking.
+ */
+function awaitZero$(core: ClientCore, name: string, keys: LatchKeys, waitMs: number | undefined): Observable<void> {
+  return new Observable<void>((subscriber) => {
+    if (core.closed) {
+      subscriber.error(new ClientClosedError(name));
+      return;
+    }
+    const watch = new ZeroWatch(core, keys.channel);
+    const tracked = core.track({ close: () => subscriber.error(new ClientClosedError(name)) });
+    const cancel = acquire<undefined>(
+      {
+        core,
+        name,
+        kind: 'latch',
+        owner: core.newOwner(),
+        waitMs,
+        channel: keys.channel,
+        policy: latchWakePolicy(core, keys.channel),
+        attempt: () =>
+          watch.opened
+            ? scheduled([OPEN], core.scheduler)
+            : core.connection.run(getCountScript, [keys.count], []).pipe(map((count) => (count === 0 ? OPEN : SHUT))),
+        compensate: (settled) => settled?.(true),
+      },
+      {
+        granted: () => {
+          subscriber.next();
+          subscriber.complete();
+        },
+        failed: (error) => subscriber.error(error),
+      },
+    );
+    return () => {
+      core.untrack(tracked);
+      cancel();
+      watch.close();
+    };
+  });
+}

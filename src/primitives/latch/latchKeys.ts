@@ -1,0 +1,28 @@
+import { prefixed } from '../../store/keys.js';
+
+/** Every key and channel of one countdown latch (Redisson's layout plus one of ours). */
+export interface LatchKeys {
+  /** STRING: the count; deleted when it reaches zero. Redisson's RCountDownLatch key. */
+  readonly count: string;
+  /**
+   * Redisson's `redisson_countdownlatch__channel__{name}`: `0` when the count reaches zero, `1` when a new count
+   * is set or the latch is deleted. Redisson adds the braces even to a name with a hash tag of its own, which
+   * puts the channel in another cluster slot; rxlock then leaves them out (see `latchChannel`).
+   */
+  readonly channel: string;
+  /** HASH op id → count left after recent `countDown` calls, so a re-sent one counts once; deleted when the latch opens, else expires by itself. Ours. */
+  readonly ops: string;
+}
+
+/** The latch's channel, in the count's cluster slot. */
+export function latchChannel(fullName: string): string {
+  return fullName.includes('{') ? `redisson_countdownlatch__channel__${fullName}` : `redisson_countdownlatch__channel__{${fullName}}`;
+}
+
+export function latchKeys(fullName: string): LatchKeys {
+  return {
+    count: fullName,
+    channel: latchChannel(fullName),
+    ops: prefixed('rxlock_ops', fullName),
+  };
+}

@@ -1,0 +1,194 @@
+import type { AttemptReply } from '../../engine/acquisition.js';
+import type { MemoryDb } from '../../store/memory/MemoryDb.js';
+import { defineScript, int, list, ScriptError, WRONGTYPE_REPLY, type Reply } from '../../store/Script.js';
+import { LUA_CLOCK } from './serverTime.js';
+
+/** Granted with a fencing token (-1 without fencing), or refused with how long until it is worth trying again. */
+export type LockAttempt = AttemptReply<number>;
+
+/**
+ * How the caller asks:
+ * - `try`: one attempt (`waitMs: 0`); it will not wait, so it does not join the waiters.
+ * - `new`: a first attempt; if it fails the caller waits, so it joins the waiters (in arrival order).
+ * - `wait`: the caller has been waiting already.
+ */
+export type AttemptMode = 'try' | 'new' | 'wait';
+
+/**
+ * KEYS: lock, waiters, handoff, then holds (only for a reentrant owner), then token (only with fencing).
+ * ARGV: leaseMs, field (`<clientId>:<owner>`), mode (`try`/`new`/`wait`, with `+f` for fencing), handoffMs, then holdId (only for a reentrant owner).
+ * The optional keys and argument are left out when unused: they are most of the command's bytes.
+ *
+ * Redisson's RLock acquire (hash field → hold count, PEXPIRE, refusal with the PTTL), plus:
+ * - a hold that is already granted answers granted again without counting twice (ioredis re-sends
+ *   in-flight commands after a reconnect): an owner that never re-enters is known by its field, a
+ *   reentrant owner's holds by their hold id;
+ * - rxlock waiters are queued by arrival, and an unlock reserves the lock for the longest-waiting one for
+ *   `handoffMs`, so neither a releaser that re-acquires at once nor the waiter that happens to hear first
+ *   can starve the others. A reservation left unused means its waiter is gone: it leaves the queue.
+ *   Waiters queued behind others are woken by their ticket; the time they are told to wait is only the
+ *   fallback that notices a reserved waiter that never came (within two hand-off windows).
+ *   A refused waiter gets its ticket (its place in the queue, the server's clock in µs when it joined):
+ *   the unlock publishes the reserved waiter's ticket, so only that waiter's client tries.
+ * The grant's first write is HINCRBY, so an out-of-memory server refuses it before anything is written.
+ */
+export const lockAcquireScript = defineScript<LockAttempt>({
+  name: 'lock.acquire',
+  lua: `
+local size = redis.pcall('hlen', KEYS[1])
+if type(size) == 'table' then
+  return redis.error_reply('${WRONGTYPE_REPLY} ' .. KEYS[1] .. ' ' .. redis.call('type', KEYS[1])['ok'])
+end
+local lease, field, handoff, hold = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[4]), ARGV[5]
+local fencing = string.sub(ARGV[3], -2) == '+f'
+local mode = fencing and string.sub(ARGV[3], 1, -3) or ARGV[3]
+local holds = hold and KEYS[4]
+local tokens = fencing and KEYS[#KEYS]
+local mine = size > 0 and redis.call('hexists', KEYS[1], field) == 1
+if mine and (not hold or redis.call('hexists', holds, hold) == 1) then
+  -- Granted by an earlier copy of this attempt: the caller counts its lease from this one, so the key must last that long.
+  if redis.call('pttl', KEYS[1]) < lease then redis.call('pexpire', KEYS[1], lease) end
+  redis.call('zrem', KEYS[2], field)
+  local token = -1
+  if fencing then token = tonumber(redis.call('get', tokens) or '-1') end
+  return {1, token}
+end
+local queued = 0
+if handoff > 0 then queued = redis.call('zcard', KEYS[2]) end
+local now, micros = nil, nil
+local function clock()
+  if now == nil then
+    ${LUA_CLOCK}
+  end
+  return now
+end
+local function refuse(ttl)
+  if mode ~= 'try' and handoff > 0 then
+    clock()
+    redis.call('zadd', KEYS[2], 'NX', micros, field)
+    redis.call('pexpire', KEYS[2], math.max(redis.call('pttl', KEYS[1]), 0) + 2 * handoff + 5000)
+    return {0, ttl, redis.call('zscore', KEYS[2], field)}
+  end
+  return {0, ttl}
+end
+local ghost = nil
+if size == 0 then
+  if queued > 0 then
+    local reservation = redis.call('get', KEYS[3])
+    local reservedForMe = false
+    if reservation then
+      local bar = string.find(reservation, '|', 1, true)
+      local reservedFor, untilMs = string.sub(reservation, 1, bar - 1), tonumber(string.sub(reservation, bar + 1))
+      reservedForMe = reservedFor == field
+      if not reservedForMe then
+        if clock() < untilMs then return refuse(untilMs - clock() + handoff) end
+        ghost = reservedFor
+      end
+    end
+    if not reservedForMe and mode ~= 'wait' then
+      local ahead = queued
+      if redis.call('zscore', KEYS[2], field) then ahead = ahead - 1 end
+      if ghost and redis.call('zscore', KEYS[2], ghost) then ahead = ahead - 1 end
+      if ahead > 0 then return refuse(2 * handoff) end
+    end
+  end
+elseif not mine then
+  return refuse(redis.call('pttl', KEYS[1]))
+end
+redis.call('hincrby', KEYS[1], field, 1)
+local ttl = lease
+if mine then
+  local current = redis.call('pttl', KEYS[1])
+  if current > lease then ttl = current else redis.call('pexpire', KEYS[1], lease) end
+else
+  redis.call('pexpire', KEYS[1], lease)
+end
+if hold then
+  redis.call('hset', holds, hold, 1)
+  redis.call('pexpire', holds, ttl)
+end
+if queued > 0 then
+  if size == 0 then redis.call('del', KEYS[3]) end
+  if ghost then redis.call('zrem', KEYS[2], ghost) end
+  redis.call('zrem', KEYS[2], field)
+end
+local token = -1
+if fencing then token = redis.call('incr', tokens) end
+return {1, token}
+`,
+  memory: (db: MemoryDb, keys, [leaseArg = '', field = '', modeArg = '', handoffArg = '0', hold]) => {
+    const [lock = '', waiters = '', handoffKey = '', holds = ''] = keys;
+    const fencing = modeArg.endsWith('+f');
+    const mode = fencing ? modeArg.slice(0, -2) : modeArg;
+    const tokenKey = keys.at(-1) ?? '';
+    const kind = db.type(lock);
+    if (kind !== 'none' && kind !== 'hash') throw new ScriptError(`${WRONGTYPE_REPLY} ${lock} ${kind}`);
+    const size = db.hlen(lock);
+    const lease = Number(leaseArg);
+    const handoff = Number(handoffArg);
+    const mine = size > 0 && db.hexists(lock, field) === 1;
+    if (mine && (hold === undefined || db.hexists(holds, hold) === 1)) {
+      if (db.pttl(lock) < lease) db.pexpire(lock, lease);
+      db.zrem(waiters, field);
+      return [1, fencing ? Number(db.get(tokenKey) ?? '-1') : -1];
+    }
+    const queued = handoff > 0 ? db.zcard(waiters) : 0;
+    const refuse = (ttl: number): Reply => {
+      if (mode !== 'try' && handoff > 0) {
+        if (db.zscore(waiters, field) === null) db.zadd(waiters, db.timeMicros(), field);
+        db.pexpire(waiters, Math.max(db.pttl(lock), 0) + 2 * handoff + 5000);
+        return [0, ttl, String(db.zscore(waiters, field))];
+      }
+      return [0, ttl];
+    };
+    let ghost: string | undefined;
+    if (size === 0) {
+      if (queued > 0) {
+        const reservation = db.get(handoffKey);
+        let reservedForMe = false;
+        if (reservation !== null) {
+          const bar = reservation.indexOf('|');
+          const reservedFor = reservation.slice(0, bar);
+          const untilMs = Number(reservation.slice(bar + 1));
+          reservedForMe = reservedFor === field;
+          if (!reservedForMe) {
+            if (db.time() < untilMs) return refuse(untilMs - db.time() + handoff);
+            ghost = reservedFor;
+          }
+        }
+        if (!reservedForMe && mode !== 'wait') {
+          let ahead = queued;
+          if (db.zscore(waiters, field) !== null) ahead--;
+          if (ghost !== undefined && db.zscore(waiters, ghost) !== null) ahead--;
+          if (ahead > 0) return refuse(2 * handoff);
+        }
+      }
+    } else if (!mine) {
+      return refuse(db.pttl(lock));
+    }
+    db.hincrby(lock, field, 1);
+    let ttl = lease;
+    if (mine) {
+      const current = db.pttl(lock);
+      if (current > lease) ttl = current;
+      else db.pexpire(lock, lease);
+    } else {
+      db.pexpire(lock, lease);
+    }
+    if (hold !== undefined) {
+      db.hset(holds, hold, '1');
+      db.pexpire(holds, ttl);
+    }
+    if (queued > 0) {
+      if (size === 0) db.del(handoffKey);
+      if (ghost !== undefined) db.zrem(waiters, ghost);
+      db.zrem(waiters, field);
+    }
+    return [1, fencing ? db.incrby(tokenKey, 1) : -1];
+  },
+  parse: (reply) => {
+    const [status, value, ticket] = list(reply);
+    if (int(status ?? 0) === 1) return { granted: true, grant: int(value ?? -1) };
+    return typeof ticket === 'string' ? { granted: false, retryInMs: int(value ?? -1), waiterId: ticket } : { granted: false, retryInMs: int(value ?? -1) };
+  },
+});

@@ -1,0 +1,237 @@
+import { defer, type Observable } from 'rxjs';
+import type { ClientCore } from '../../engine/ClientCore.js';
+import type { AcquireSpec, AttemptReply } from '../../engine/acquisition.js';
+import type { Expiry, HeldLease, HoldSpec, ReleaseReply } from '../../engine/HeldLease.js';
+import { hold$, type GrantToHold } from '../../engine/hold.js';
+import { fire } from '../../engine/send.js';
+import type { WakePolicy } from '../../engine/WakeHub.js';
+import type { ScriptCall } from '../../store/Store.js';
+import type { Lease } from '../../engine/Lease.js';
+import { assertDuration, assertName, assertOptions, assertOwner, assertSignal } from '../../util/validate.js';
+import { contextOwner } from '../reentrancy.js';
+import { abortable } from '../abortable.js';
+import { lockAcquireScript } from './acquireScript.js';
+import { lockKeys, type LockKeys } from './lockKeys.js';
+import { lockLeaseReleaseScript, lockLeaveScript } from './releaseScript.js';
+import type { AttemptMode } from './acquireScript.js';
+import { lockRenewKind } from './renewScript.js';
+import { callSite } from '../../util/describeValue.js';
+
+/** Options of `lock$`, `withLock$`, `withLock` and `acquire`. */
+export interface LockOptions {
+  /**
+   * A fixed lease in ms: the key expires this long after the grant and is not renewed, as Redisson's
+   * `lock(leaseTime)`. The stream errors with `LockLostError` (`expired`) just before it runs out.
+   * @default undefined: the watchdog keeps the lock for as long as the stream is subscribed
+   */
+  leaseMs?: number | undefined;
+  /**
+   * How long to wait for the lock before erroring with `LockTimeoutError`. `0` tries once.
+   * @default undefined: wait as long as it takes
+   */
+  waitMs?: number | undefined;
+  /**
+   * Hold as this owner. Holds with the same owner re-enter (the hold count goes up) instead of waiting.
+   * @default a new owner for every subscription (or the enclosing `withLock` callback's owner)
+   */
+  owner?: string | undefined;
+  /**
+   * Give every grant a fencing token (`lease.token`) that grows with every grant of this name, across
+   * clients and restarts, from Redisson's `redisson_lock_token:{name}` counter.
+   * @default false
+   */
+  fencing?: boolean | undefined;
+  /** Cancels the wait, or ends the hold, when it aborts; the stream errors with `signal.reason`. */
+  signal?: AbortSignal | undefined;
+}
+
+export const LOCK_OPTION_KEYS: readonly string[] = ['leaseMs', 'waitMs', 'owner', 'fencing', 'signal'];
+
+/** Checks lock options; every problem is a TypeError or RangeError naming the option and the value. */
+export function checkLockOptions(where: string, name: unknown, options: LockOptions | undefined, known = LOCK_OPTION_KEYS): void {
+  assertName(name, where);
+  assertOptions(options, known, where);
+  if (options === undefined) return;
+  if (options.leaseMs !== undefined) assertDuration(options.leaseMs, 'leaseMs', where, { min: 10 });
+  if (options.waitMs !== undefined) assertDuration(options.waitMs, 'waitMs', where, { min: 0 });
+  if (options.owner !== undefined) assertOwner(options.owner, where);
+  if (options.fencing !== undefined && typeof options.fencing !== 'boolean') {
+    throw new TypeError(`rxlock: ${where}: option "fencing" must be a boolean, got ${typeof options.fencing}`);
+  }
+  assertSignal(options.signal, where);
+}
+
+/** How the owner of a hold was chosen: shared owners may re-enter, so each hold needs its own id. */
+export interface OwnerChoice {
+  readonly owner: string;
+  readonly shared: boolean;
+}
+
+export function chooseOwner(core: ClientCore, fullName: string, explicit: string | undefined): OwnerChoice {
+  if (explicit !== undefined) return { owner: explicit, shared: true };
+  const inherited = contextOwner(core, fullName);
+  if (inherited !== undefined) return { owner: inherited, shared: true };
+  return { owner: core.newOwner(), shared: false };
+}
+
+/** Everything the engine needs to hold one lock: how to acquire it and how a grant becomes a lease. */
+export interface LockHoldPlan {
+  readonly spec: AcquireSpec<number>;
+  readonly toHold: GrantToHold<number>;
+}
+
+/**
+ * Redisson's `0` (an unlock with no rxlock waiter queued, or any Redisson unlock) wakes one waiter of each
+ * client; a ticket wakes the one rxlock waiter the unlock reserved the lock for, wherever it waits.
+ */
+const UNLOCK_WAKES: WakePolicy = (message) => {
+  if (message === '0') return { wake: 'one' };
+  return TICKET.test(message) ? { wake: 'id', id: message } : { wake: 'none' };
+};
+
+const TICKET = /^[1-9]\d+$/;
+
+/** Waiters keep the unlock channel subscribed this long after their wait, so a loop needs no new SUBSCRIBE. */
+const CHANNEL_GRACE_MS = 5_000;
+
+/**
+ * Plans one hold of a lock, at subscription time. `chosen` overrides the choice of owner (`withLock$`
+ * passes a shared one so that nested holds can re-enter).
+ */
+export function planLockHold(core: ClientCore, name: string, options: LockOptions = {}, chosen?: OwnerChoice): LockHoldPlan {
+  const spec = new LockAcquireSpec(core, name, options, chosen);
+  return { spec, toHold: (token) => spec.toHold(token) };
+}
+
+/** One hold's acquisition, as the engine asks for it: a class rather than closures, as holds are the hot path. */
+class LockAcquireSpec implements AcquireSpec<number> {
+  readonly kind = 'lock';
+  readonly policy = UNLOCK_WAKES;
+  readonly graceMs = CHANNEL_GRACE_MS;
+  readonly core: ClientCore;
+  readonly name: string;
+  readonly owner: string;
+  readonly waitMs: number | undefined;
+  readonly channel: string;
+  readonly #keys: LockKeys;
+  readonly #field: string;
+  readonly #holdId: string | undefined;
+  readonly #ttl: number;
+  readonly #fencing: boolean;
+  readonly #leaseMs: number | undefined;
+  readonly #acquireKeys: readonly string[];
+
+  constructor(core: ClientCore, name: string, options: LockOptions, chosen: OwnerChoice | undefined) {
+    const { leaseMs, waitMs, fencing = false } = options;
+    const keys = lockKeys(core.keyPrefix + name);
+    const { owner, shared } = chosen ?? chooseOwner(core, keys.lock, options.owner);
+    const field = `${core.clientId}:${owner}`;
+    const holdId = shared ? `${core.clientId}:${core.newOwner()}` : undefined;
+    this.core = core;
+    this.name = name;
+    this.owner = owner;
+    this.waitMs = waitMs;
+    this.channel = keys.channel;
+    this.#keys = keys;
+    this.#field = field;
+    this.#holdId = holdId;
+    this.#ttl = leaseMs ?? core.settings.watchdogTimeoutMs;
+    this.#fencing = fencing;
+    this.#leaseMs = leaseMs;
+    // Optional keys and arguments go last and are left out when unused (see the scripts).
+    this.#acquireKeys =
+      holdId === undefined && !fencing
+        ? keys.acquireKeys
+        : [...keys.acquireKeys, ...(holdId === undefined ? [] : [keys.holds]), ...(fencing ? [keys.token] : [])];
+  }
+
+  attempt(asWaiter: boolean): ScriptCall<AttemptReply<number>> {
+    const mode = attemptMode(asWaiter, this.waitMs);
+    const { handoffMs } = this.core.settings;
+    const args = [this.#ttl, this.#field, this.#fencing ? `${mode}+f` : mode, handoffMs];
+    if (this.#holdId !== undefined) args.push(this.#holdId);
+    return { script: lockAcquireScript, keys: this.#acquireKeys, args };
+  }
+
+  compensate(settled?: (known: boolean) => void): void {
+    fire(this.core, lockReleaseCall(this.core, this.#keys, this.#field, this.#holdId), settled);
+  }
+
+  abandon(): void {
+    const keys = this.#keys;
+    fire(this.core, {
+      script: lockLeaveScript,
+      keys: [keys.lock, keys.handoff, keys.waiters, keys.channel],
+      args: [this.#field, this.core.settings.handoffMs, this.core.connection.publishCommand],
+    });
+  }
+
+  toHold(token: number): HoldSpec {
+    const expiry: Expiry =
+      this.#leaseMs === undefined
+        ? { type: 'watchdog', renewKind: LOCK_RENEW_KIND, key: this.#keys.lock, field: this.#field }
+        : { type: 'fixed', ms: this.#leaseMs };
+    return new LockHold(this.core, this.name, this.owner, this.#fencing ? token : undefined, expiry, this.#field, this.#holdId);
+  }
+}
+
+/** The hold behind `lock$`: a cold Observable of the `HeldLease`. */
+export function lockHold$(core: ClientCore, name: string, options: LockOptions = {}, chosen?: OwnerChoice): Observable<HeldLease> {
+  return defer(() => {
+    const { spec, toHold } = planLockHold(core, name, options, chosen);
+    return abortable(hold$(spec, toHold), options.signal);
+  });
+}
+
+const LOCK_RENEW_KIND = lockRenewKind((lockKey) => lockKeys(lockKey).holds);
+
+function attemptMode(asWaiter: boolean, waitMs: number | undefined): AttemptMode {
+  if (asWaiter) return 'wait';
+  return waitMs === 0 ? 'try' : 'new';
+}
+
+/** `lock$` as the client exposes it: validates, then holds. */
+export function lock$(core: ClientCore, name: string, options?: LockOptions): Observable<Lease> {
+  return defer(() => {
+    checkLockOptions(callSite('lock$', name), name, options);
+    return lockHold$(core, name, options);
+  });
+}
+
+/** The owner-checked release of one hold. */
+function lockReleaseCall(core: ClientCore, keys: LockKeys, field: string, holdId: string | undefined): ScriptCall<ReleaseReply> {
+  const { handoffMs } = core.settings;
+  const publish = core.connection.publishCommand;
+  return holdId === undefined
+    ? { script: lockLeaseReleaseScript, keys: keys.releaseKeys, args: [field, handoffMs, publish] }
+    : { script: lockLeaseReleaseScript, keys: [...keys.releaseKeys, keys.holds], args: [field, handoffMs, publish, holdId] };
+}
+
+/**
+ * A granted `lock$` hold: only what renewing and releasing it needs. Its release command is built when it is
+ * sent, from the (cached) keys of the name, so that a held lock keeps no key strings but its own name.
+ */
+class LockHold implements HoldSpec {
+  readonly kind = 'lock';
+  readonly core: ClientCore;
+  readonly name: string;
+  readonly owner: string;
+  readonly token: number | undefined;
+  readonly expiry: Expiry;
+  readonly #field: string;
+  readonly #holdId: string | undefined;
+
+  constructor(core: ClientCore, name: string, owner: string, token: number | undefined, expiry: Expiry, field: string, holdId: string | undefined) {
+    this.core = core;
+    this.name = name;
+    this.owner = owner;
+    this.token = token;
+    this.expiry = expiry;
+    this.#field = field;
+    this.#holdId = holdId;
+  }
+
+  release(): ScriptCall<ReleaseReply> {
+    return lockReleaseCall(this.core, lockKeys(this.core.keyPrefix + this.name), this.#field, this.#holdId);
+  }
+}

@@ -1,0 +1,58 @@
+import type { ClientCore } from '../../engine/ClientCore.js';
+import { toLockError } from '../../engine/toLockError.js';
+import { send } from '../../engine/send.js';
+import { ClientClosedError } from '../../errors/ClientClosedError.js';
+import type { Script } from '../../store/Script.js';
+import { assertName, assertOwner } from '../../util/validate.js';
+import { contextOwner } from '../reentrancy.js';
+import { lockForceUnlockScript, lockInspectScript, type LockState } from './adminScripts.js';
+import { lockKeys } from './lockKeys.js';
+
+/** Runs one admin script for `name` and maps store errors to the public ones. */
+export async function runFor<R>(core: ClientCore, name: string, script: Script<R>, keys: string[], args: (string | number)[]): Promise<R> {
+  if (core.closed) throw new ClientClosedError(name);
+  try {
+    return await new Promise<R>((resolve, reject) => send(core, core.connection.run(script, keys, args), { next: resolve, error: reject }));
+  } catch (error) {
+    throw toLockError(error, name, '');
+  }
+}
+
+function inspect(core: ClientCore, where: string, name: unknown, field: string): Promise<LockState> {
+  assertName(name, where);
+  return runFor(core, name, lockInspectScript, [core.keyPrefix + name], [field]);
+}
+
+/** Whether anybody holds the lock. */
+export async function isLocked(core: ClientCore, name: string): Promise<boolean> {
+  return (await inspect(core, 'isLocked', name, '')).exists;
+}
+
+/**
+ * How many holds an owner of this client has on the lock: `owner`, or else the enclosing `withLock`'s
+ * owner. Without either, the holds of whoever holds it.
+ */
+export async function holdCount(core: ClientCore, name: string, owner?: string): Promise<number> {
+  if (owner !== undefined) assertOwner(owner, 'holdCount');
+  assertName(name, 'holdCount');
+  const who = owner ?? contextOwner(core, core.keyPrefix + name);
+  return (await inspect(core, 'holdCount', name, who === undefined ? '' : `${core.clientId}:${who}`)).holdCount;
+}
+
+/** The lock's remaining time to live in ms: -2 when it is not held, -1 when it never expires. */
+export async function remainingTtl(core: ClientCore, name: string): Promise<number> {
+  return (await inspect(core, 'remainingTtl', name, '')).ttl;
+}
+
+/** Deletes the lock whoever holds it and wakes a waiter. Resolves true if it was held. Its holders learn at their next renewal. */
+export async function forceUnlock(core: ClientCore, name: string): Promise<boolean> {
+  assertName(name, 'forceUnlock');
+  const keys = lockKeys(core.keyPrefix + name);
+  return runFor(
+    core,
+    name,
+    lockForceUnlockScript,
+    [keys.lock, keys.holds, keys.channel, keys.handoff, keys.waiters],
+    [core.connection.publishCommand, core.settings.handoffMs],
+  );
+}

@@ -1,0 +1,90 @@
+import { defer, Observable, type Subscription } from 'rxjs';
+import type { ClientCore } from '../../engine/ClientCore.js';
+import type { HeldLease } from '../../engine/HeldLease.js';
+import { LockTimeoutError } from '../../errors/LockTimeoutError.js';
+import { callSite, describeValue } from '../../util/describeValue.js';
+import { assertName } from '../../util/validate.js';
+import { abortable } from '../abortable.js';
+import { checkLockOptions, lockHold$, type LockOptions, type OwnerChoice } from '../lock/lock.js';
+import { contextOwner } from '../reentrancy.js';
+import { HeldMultiLease, type MultiLease } from './MultiLease.js';
+
+export type { MultiLease } from './MultiLease.js';
+
+/**
+ * Options of `multiLock$`: those of `lock$`, applied to every member. `waitMs` bounds the whole
+ * acquisition, not each member; `owner` (or the enclosing `withLock`'s) holds every member.
+ */
+export type MultiLockOptions = LockOptions;
+
+/**
+ * All of the locks or none (Redisson's RedissonMultiLock over RLocks). The members are acquired one after
+ * another in one global order (sorted names), so two multi-locks over overlapping names never wait for
+ * each other in a circle. The lease is emitted once every member is held. If the whole cannot be had
+ * within `waitMs`, the members already held are released and the stream errors with `LockTimeoutError`
+ * naming the member that was not had. If any member is lost, the stream errors with its `LockLostError`
+ * and every other member is released.
+ */
+export function multiLock$(core: ClientCore, names: readonly string[], options: MultiLockOptions = {}): Observable<MultiLease> {
+  return defer(() => {
+    const members = checkNames(names);
+    checkLockOptions(callSite('multiLock$', members.join(',')), members[0], options);
+    const { signal, waitMs, ...perMember } = options;
+    return abortable(multiHold$(core, members, perMember, waitMs), signal);
+  });
+}
+
+function multiHold$(core: ClientCore, members: readonly string[], options: LockOptions, waitMs: number | undefined): Observable<MultiLease> {
+  return new Observable<MultiLease>((subscriber) => {
+    const { scheduler } = core;
+    const deadline = waitMs === undefined ? undefined : scheduler.now() + waitMs;
+    const common = options.owner ?? core.newOwner();
+    const holds: Subscription[] = [];
+    const leases: HeldLease[] = [];
+    const acquireFrom = (index: number): void => {
+      const member = members[index];
+      if (member === undefined) {
+        subscriber.next(new HeldMultiLease(leases, common, scheduler.now()));
+        return;
+      }
+      const remaining = deadline === undefined ? undefined : Math.max(0, deadline - scheduler.now());
+      const hold = lockHold$(core, member, { ...options, waitMs: remaining }, ownerFor(core, member, options.owner, common)).subscribe({
+        next: (lease) => {
+          leases.push(lease);
+          acquireFrom(index + 1);
+        },
+        error: (error: unknown) => {
+          subscriber.error(error instanceof LockTimeoutError && waitMs !== undefined ? new LockTimeoutError(member, waitMs) : error);
+        },
+      });
+      holds.push(hold);
+    };
+    acquireFrom(0);
+    return () => {
+      for (const hold of holds.reverse()) hold.unsubscribe();
+    };
+  });
+}
+
+/** A member re-enters a lock the enclosing `withLock` holds; otherwise every member is held by the same owner. */
+function ownerFor(core: ClientCore, member: string, explicit: string | undefined, common: string): OwnerChoice {
+  if (explicit !== undefined) return { owner: explicit, shared: true };
+  const inherited = contextOwner(core, core.keyPrefix + member);
+  if (inherited !== undefined) return { owner: inherited, shared: true };
+  return { owner: common, shared: false };
+}
+
+/** The member names, checked, without duplicates, in the global acquisition order. */
+function checkNames(names: unknown): [string, ...string[]] {
+  const where = 'multiLock$';
+  if (!Array.isArray(names)) throw new TypeError(`rxlock: ${where}: names must be an array of lock names, got ${describeValue(names)}`);
+  if (names.length === 0) throw new RangeError(`rxlock: ${where}: names must contain at least one lock name`);
+  for (const name of names as unknown[]) assertName(name, where);
+  const unique = [...new Set(names as string[])].sort(compareCodeUnits);
+  return unique as [string, ...string[]];
+}
+
+/** Plain UTF-16 code unit order: the same in every JavaScript client, whatever the locale. */
+function compareCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

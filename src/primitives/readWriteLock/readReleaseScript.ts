@@ -1,0 +1,87 @@
+import type { MemoryDb } from '../../store/memory/MemoryDb.js';
+import { defineScript } from '../../store/Script.js';
+import { parseReadWriteRelease, type ReadWriteRelease } from './releaseReply.js';
+
+/**
+ * KEYS: lock, channel, reader's timeout prefix, timeout base (`{name}`), holds.
+ * ARGV: read field, holdId ('' for an owner that never re-enters), publish command.
+ *
+ * Redisson's read unlock, owner-checked first and with a first write that needs no memory: one hold and its
+ * timeout key go. While the writer holds the lock (its own read holds after a downgrade) nothing else
+ * changes. Otherwise the hash lives on for the longest remaining reader timeout, so readers that died
+ * (their timeout keys ran out) no longer count; when none remains the lock is deleted and `0` published.
+ * When the TTL got shorter, `0` is published too (Redisson does not): a waiting writer's TTL fallback was
+ * timed by the old TTL, so one waiter is woken to read the new one.
+ */
+export const readReleaseScript = defineScript<ReadWriteRelease>({
+  name: 'readLock.release',
+  lua: `
+if redis.call('type', KEYS[1])['ok'] ~= 'hash' or redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
+  return 0
+end
+if ARGV[2] ~= '' and redis.call('hdel', KEYS[5], ARGV[2]) == 0 then
+  return 0
+end
+local count = tonumber(redis.call('hget', KEYS[1], ARGV[1]))
+if count > 1 then
+  local ttl = redis.call('pttl', KEYS[1])
+  if ttl > 0 then redis.call('pexpire', KEYS[1], ttl) end
+  redis.call('hincrby', KEYS[1], ARGV[1], -1)
+else
+  redis.call('hdel', KEYS[1], ARGV[1])
+end
+redis.call('del', KEYS[3] .. ':' .. count)
+if redis.call('hget', KEYS[1], 'mode') == 'write' then
+  return 1
+end
+if redis.call('hlen', KEYS[1]) > 1 then
+  local remain = -3
+  for _, key in ipairs(redis.call('hkeys', KEYS[1])) do
+    local holds = tonumber(redis.call('hget', KEYS[1], key))
+    if holds then
+      for i = holds, 1, -1 do
+        remain = math.max(remain, redis.call('pttl', KEYS[4] .. ':' .. key .. ':rwlock_timeout:' .. i))
+      end
+    end
+  end
+  if remain > 0 then
+    local before = redis.call('pttl', KEYS[1])
+    redis.call('pexpire', KEYS[1], remain)
+    redis.call('pexpire', KEYS[5], remain)
+    if remain < before then redis.call(ARGV[3], KEYS[2], '0') end
+    return 1
+  end
+end
+redis.call('del', KEYS[1], KEYS[5])
+redis.call(ARGV[3], KEYS[2], '0')
+return 2
+`,
+  memory: (db: MemoryDb, [lock = '', channel = '', prefix = '', base = '', holds = ''], [field = '', hold = '']) => {
+    if (db.type(lock) !== 'hash' || db.hexists(lock, field) === 0) return 0;
+    if (hold !== '' && db.hdel(holds, hold) === 0) return 0;
+    const count = Number(db.hget(lock, field));
+    if (count > 1) db.hincrby(lock, field, -1);
+    else db.hdel(lock, field);
+    db.del(`${prefix}:${count}`);
+    if (db.hget(lock, 'mode') === 'write') return 1;
+    if (db.hlen(lock) > 1) {
+      let remain = -3;
+      for (const key of db.hkeys(lock)) {
+        const holdsOfKey = Number(db.hget(lock, key));
+        if (!Number.isInteger(holdsOfKey)) continue;
+        for (let i = holdsOfKey; i >= 1; i--) remain = Math.max(remain, db.pttl(`${base}:${key}:rwlock_timeout:${i}`));
+      }
+      if (remain > 0) {
+        const before = db.pttl(lock);
+        db.pexpire(lock, remain);
+        db.pexpire(holds, remain);
+        if (remain < before) db.publish(channel, '0');
+        return 1;
+      }
+    }
+    db.del(lock, holds);
+    db.publish(channel, '0');
+    return 2;
+  },
+  parse: parseReadWriteRelease,
+});

@@ -1,0 +1,63 @@
+import { defer, from, Observable, type ObservableInput, type Subscription } from 'rxjs';
+import type { ClientCore } from '../engine/ClientCore.js';
+import type { HeldLease } from '../engine/HeldLease.js';
+import type { Lease } from '../engine/Lease.js';
+import { checkLockOptions, chooseOwner, lockHold$, type LockOptions } from './lock/lock.js';
+import { runAsOwner } from './reentrancy.js';
+import { callSite } from '../util/describeValue.js';
+
+/**
+ * Runs `work` inside a held lease, in the order a critical section needs:
+ * - the work's values pass through;
+ * - on completion the lock is released and the result completes only once Redis confirmed the release;
+ * - on an error from the work the lock is released first, then the error propagates;
+ * - on unsubscription the work is torn down before the lock is released;
+ * - if the lock is lost the work is torn down and the result errors with `LockLostError`.
+ * A failed release never replaces the work's outcome; it is reported on `events$`.
+ */
+export function scoped$<T>(
+  hold: Observable<HeldLease>,
+  work: (lease: HeldLease) => ObservableInput<T>,
+  context: (lease: HeldLease, run: () => void) => void,
+): Observable<T> {
+  return new Observable<T>((subscriber) => {
+    let workSubscription: Subscription | undefined;
+    let holdSubscription: Subscription | undefined;
+    const settle = (lease: HeldLease, notify: () => void): void => {
+      lease.end().subscribe({ complete: notify, error: notify });
+    };
+    holdSubscription = hold.subscribe({
+      next: (lease) => {
+        context(lease, () => {
+          workSubscription = defer(() => from(work(lease))).subscribe({
+            next: (value) => subscriber.next(value),
+            error: (error: unknown) => settle(lease, () => subscriber.error(error)),
+            complete: () => settle(lease, () => subscriber.complete()),
+          });
+        });
+      },
+      error: (error: unknown) => {
+        workSubscription?.unsubscribe();
+        subscriber.error(error);
+      },
+    });
+    return () => {
+      workSubscription?.unsubscribe();
+      holdSubscription?.unsubscribe();
+      holdSubscription = undefined;
+    };
+  });
+}
+
+/** `withLock$` as the client exposes it. Nested acquisitions of `name` inside `work` re-enter. */
+export function withLock$<T>(core: ClientCore, name: string, work: (lease: Lease) => ObservableInput<T>, options?: LockOptions): Observable<T> {
+  return defer(() => {
+    const where = callSite('withLock$', name);
+    checkLockOptions(where, name, options);
+    if (typeof work !== 'function') throw new TypeError(`rxlock: ${where}: work must be a function, got ${typeof work}`);
+    const fullName = core.keyPrefix + name;
+    const chosen = chooseOwner(core, fullName, options?.owner);
+    const shared = { owner: chosen.owner, shared: true };
+    return scoped$(lockHold$(core, name, options, shared), work, (_lease, run) => runAsOwner(core, fullName, shared.owner, run));
+  });
+}

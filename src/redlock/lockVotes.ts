@@ -1,0 +1,116 @@
+import { lockAcquireScript } from '../primitives/lock/acquireScript.js';
+import { lockLeaveScript, lockReleaseScript } from '../primitives/lock/releaseScript.js';
+import { lockRenewScript } from '../primitives/lock/renewScript.js';
+import { int, list, type Reply } from '../store/Script.js';
+import { StoreError } from '../store/StoreError.js';
+import { countBallots, type Ballot } from './quorum.js';
+
+/** What a vote knows about the run it decides. */
+export interface VoteContext {
+  readonly instances: number;
+  readonly quorum: number;
+  readonly args: readonly (string | number)[];
+  /** Time since the run was sent to the instances. */
+  readonly elapsedMs: number;
+  /** Whether every instance answered or failed (no reply within `instanceTimeoutMs` counts as failed). */
+  readonly settled: boolean;
+  /** The safety margin for a TTL, as the engine computes it. */
+  driftFor(ttlMs: number): number;
+}
+
+/** One reply made of the instances' replies (in the script's raw form, which the script then parses), or an error. */
+export type Verdict = { readonly reply: Reply } | { readonly error: StoreError };
+
+/**
+ * How the raw replies of one script, run on every instance, combine into one. Votes read raw replies so
+ * that every parse of the same Lua (a lease's release reads `0` as `not-held`) shares one vote.
+ * Undefined: not decided yet.
+ */
+export interface Vote {
+  decide(ballots: readonly Ballot<Reply>[], context: VoteContext): Verdict | undefined;
+}
+
+const unavailable = (message: string, outcomeUnknown: boolean): StoreError => new StoreError('unavailable', `Redlock: ${message}`, outcomeUnknown);
+
+/**
+ * `lock.acquire` (`{1, token}` or `{0, retry ms}`) on every instance: granted when a majority granted it and
+ * time is left, that is TTL − elapsed − drift > 0 (Redlock's validity). A lost vote that may have left grants
+ * behind (a split, a majority that came too late, a majority that did not answer) fails with an `unavailable`
+ * whose outcome is unknown: the engine then releases the attempt on every instance (with the lock's own release,
+ * so nothing here depends on its keys) and tries again after a back-off. A clean refusal by the holder's
+ * majority waits for the unlock message, or at most until enough of the holder's keys expire for a majority.
+ */
+const acquireVote: Vote = {
+  decide(ballots, context) {
+    const { instances, quorum, args, elapsedMs } = context;
+    const { pending, failed, replies } = countBallots(ballots);
+    const decoded = replies.map((reply) => list(reply).map(int));
+    const grants = decoded.filter(([status]) => status === 1).length;
+    if (grants >= quorum) {
+      const ttl = Number(args[0]);
+      const validity = ttl - elapsedMs - context.driftFor(ttl);
+      if (validity > 0) return { reply: [1, -1] };
+      return { error: unavailable(`a majority granted it after ${elapsedMs} ms, leaving no validity of its ${ttl} ms TTL; released, trying again`, true) };
+    }
+    if (grants + pending >= quorum) return undefined;
+    if (grants === 0 && pending > 0 && failed + pending <= instances - quorum) return undefined;
+    if (failed + pending > instances - quorum) {
+      return { error: unavailable(`${failed + pending} of ${instances} instances did not answer in time; a majority of ${quorum} must`, true) };
+    }
+    if (grants > 0)
+      return { error: unavailable(`split vote: ${grants} of ${instances} instances granted it, a majority of ${quorum} must; released, trying again`, true) };
+    // Refused by the holder's majority. An instance that did not answer in time may still grant this attempt
+    // later (a command queued while it was down): that leftover is a minority, expires with its TTL, and is
+    // this waiter's own if it asks again.
+    const refusals = decoded.map(([, retryInMs = -1]) => retryInMs).sort((a, b) => a - b);
+    const mustClear = quorum - (instances - refusals.length);
+    return { reply: [0, mustClear <= 0 ? 0 : (refusals[mustClear - 1] ?? -1)] };
+  },
+};
+
+/** `lock.release` (0 not held, 1 decremented, 2 unlocked) on every instance: counted on a majority either way. */
+const releaseVote: Vote = {
+  decide(ballots, { instances, quorum, settled }) {
+    const released = countBallots(ballots).replies.map((reply) => int(reply));
+    const done = released.filter((reply) => reply > 0);
+    if (done.length >= quorum) return { reply: done.includes(2) ? 2 : 1 };
+    if (released.length - done.length > instances - quorum) return { reply: 0 };
+    if (settled) return { error: unavailable(`released on ${done.length} of ${instances} instances; a majority of ${quorum} must answer`, true) };
+    return undefined;
+  },
+};
+
+/** `lock.renew` (one 1 or 0 per hold) on every instance: a hold stays only where a majority renewed it. */
+const renewVote: Vote = {
+  decide(ballots, { instances, quorum, args, settled }) {
+    const replies = countBallots(ballots).replies.map((reply) => list(reply).map(int));
+    const holds = args.length - 1;
+    const verdicts: number[] = [];
+    for (let i = 0; i < holds; i++) {
+      const renewed = replies.filter((reply) => reply[i] === 1).length;
+      if (renewed >= quorum) verdicts.push(1);
+      else if (replies.length - renewed > instances - quorum) verdicts.push(0);
+      else break;
+    }
+    if (verdicts.length === holds) return { reply: verdicts };
+    if (settled) return { error: unavailable(`a renewal reached ${replies.length} of ${instances} instances; a majority of ${quorum} must answer`, true) };
+    return undefined;
+  },
+};
+
+/** `lock.leave` (a waiter gives up) on every instance: done once all answered; it decides nothing. */
+const leaveVote: Vote = {
+  decide(ballots, { settled }) {
+    if (!settled) return undefined;
+    const { replies } = countBallots(ballots);
+    return replies.length > 0 ? { reply: 1 } : { error: unavailable('no instance answered', true) };
+  },
+};
+
+/** The lock scripts a Redlock client runs on its instances, by the SHA1 of their Lua, with how each one's replies combine. */
+export const LOCK_VOTES: ReadonlyMap<string, Vote> = new Map<string, Vote>([
+  [lockAcquireScript.sha1, acquireVote],
+  [lockReleaseScript.sha1, releaseVote],
+  [lockRenewScript.sha1, renewVote],
+  [lockLeaveScript.sha1, leaveVote],
+]);

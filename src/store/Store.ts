@@ -1,0 +1,60 @@
+import type { Observable, SchedulerLike } from 'rxjs';
+import type { Script } from './Script.js';
+
+/** What a channel listener sees: `ready` each time the (re)subscription is confirmed, then messages. */
+export type ChannelEvent = { readonly type: 'ready' } | { readonly type: 'message'; readonly message: string };
+
+export interface RunOptions {
+  /**
+   * Wait until this many replicas acknowledged the script's writes (`WAIT`), failing with
+   * `StoreError('no-replicas')` when none did within `replicaTimeoutMs`.
+   */
+  readonly replicas?: number | undefined;
+  /** How long that `WAIT` may take; the store's own setting when absent. */
+  readonly replicaTimeoutMs?: number | undefined;
+}
+
+/** Receives the one reply of a command, or its error. */
+export interface ReplyObserver<R> {
+  next(reply: R): void;
+  error(error: unknown): void;
+}
+
+/** One script invocation, described rather than sent: the engine sends it (the cheapest way a store offers). */
+export interface ScriptCall<R> {
+  readonly script: Script<R>;
+  readonly keys: readonly string[];
+  readonly args: readonly (string | number)[];
+}
+
+/**
+ * One client's connection to a store: a command channel for scripts and a subscriber for wake-ups.
+ * Every call is asynchronous: replies and messages never arrive inside the caller's stack.
+ */
+export interface StoreConnection {
+  /** Runs one atomic script: a cold Observable that sends it on subscription and emits its parsed reply. */
+  run<R>(script: Script<R>, keys: readonly string[], args: readonly (string | number)[], options?: RunOptions): Observable<R>;
+  /**
+   * `run` without an Observable, for the engine's hot path: sends the script now and reports its parsed reply
+   * (or error) to `observer`, asynchronously. Optional: the engine falls back to `run`.
+   */
+  call?<R>(script: Script<R>, keys: readonly string[], args: readonly (string | number)[], observer: ReplyObserver<R>, options?: RunOptions): void;
+  /** Subscribes to a channel while subscribed. The engine listens to each channel at most once at a time. */
+  listen(channel: string): Observable<ChannelEvent>;
+  /** How scripts announce wake-ups: `spublish` on a cluster with sharded pub/sub, `publish` otherwise. */
+  readonly publishCommand: 'publish' | 'spublish';
+  /** Counts connection losses; a change between a command's send and its reply means it may have run twice. */
+  epoch(): number;
+  /** Groups keys whose scripts may run together (one group per cluster slot; one group on a single server). */
+  slotOf(key: string): number;
+  /** The server's eviction policy (`maxmemory-policy`), when the store has one. */
+  evictionPolicy(): Promise<string | undefined>;
+  /** Closes what this connection created (never the user's own client). */
+  close(): Promise<void>;
+}
+
+/** A place locks live in: Redis (`redisStore`) or memory (`createMemoryStore` from `rxlock/testing`). */
+export interface LockStore {
+  /** Opens one client's connection. `scheduler` times command timeouts and memory replies. */
+  connect(scheduler: SchedulerLike): StoreConnection;
+}

@@ -1,0 +1,25 @@
+import { StoreError } from './StoreError.js';
+
+/** Maps an error reply's text to a store error code. Shared by both stores so they classify alike. */
+export function classifyReplyError(message: string, cause: unknown): StoreError {
+  const code = message.split(' ', 1)[0] ?? '';
+  switch (code) {
+    case 'RXLOCK_WRONGTYPE':
+    case 'WRONGTYPE':
+      return new StoreError('wrongtype', message.slice(code.length + 1), false, { cause });
+    case 'RXLOCK_UPGRADE':
+      return new StoreError('upgrade', message, false, { cause });
+    case 'OOM':
+      return new StoreError('oom', message, false, { cause });
+    case 'BUSY':
+      return new StoreError('busy', message, false, { cause });
+    case 'LOADING':
+    case 'TRYAGAIN':
+    case 'CLUSTERDOWN':
+    case 'READONLY':
+    case 'MASTERDOWN':
+      return new StoreError('unavailable', message, false, { cause });
+    default:
+      return new StoreError('other', message, false, { cause });
+  }
+}

@@ -1,0 +1,261 @@
+import { ScriptError } from '../Script.js';
+
+type Value =
+  | { type: 'string'; value: string }
+  | { type: 'hash'; value: Map<string, string> }
+  | { type: 'list'; value: string[] }
+  | { type: 'zset'; value: Map<string, number> }
+  | { type: 'set'; value: Set<string> };
+
+interface Entry {
+  data: Value;
+  /** Absolute expiry on the store's clock, or undefined for no expiry. */
+  expiresAt: number | undefined;
+}
+
+export type RedisType = Value['type'] | 'none';
+
+/**
+ * The slice of Redis the scripts use, on the store's clock. Keys expire lazily and silently, as in
+ * Redis: an expired key publishes nothing. Method names and return values follow the Redis commands.
+ */
+export class MemoryDb {
+  readonly #entries = new Map<string, Entry>();
+  #lastMicros = 0;
+  readonly #now: () => number;
+  readonly #publish: (channel: string, message: string) => number;
+  readonly #subscribers: (channel: string) => number;
+
+  constructor(now: () => number, publish: (channel: string, message: string) => number, subscribers: (channel: string) => number = () => 0) {
+    this.#now = now;
+    this.#publish = publish;
+    this.#subscribers = subscribers;
+  }
+
+  /** Every live key, for tests and leak checks. */
+  keys(): string[] {
+    return [...this.#entries.keys()].filter((key) => this.#live(key) !== undefined);
+  }
+
+  /** Drops every key: what a restart without persistence does. */
+  flushAll(): void {
+    this.#entries.clear();
+  }
+
+  time(): number {
+    return this.#now();
+  }
+
+  /** The clock in microseconds, strictly increasing (Redis' TIME is; a virtual clock may stand still). */
+  timeMicros(): number {
+    this.#lastMicros = Math.max(Math.floor(this.#now() * 1000), this.#lastMicros + 1);
+    return this.#lastMicros;
+  }
+
+  type(key: string): RedisType {
+    return this.#live(key)?.data.type ?? 'none';
+  }
+
+  exists(key: string): number {
+    return this.#live(key) === undefined ? 0 : 1;
+  }
+
+  del(...keys: string[]): number {
+    let removed = 0;
+    for (const key of keys) if (this.#live(key) !== undefined && this.#entries.delete(key)) removed++;
+    return removed;
+  }
+
+  pttl(key: string): number {
+    const entry = this.#live(key);
+    if (entry === undefined) return -2;
+    return entry.expiresAt === undefined ? -1 : Math.max(0, Math.ceil(entry.expiresAt - this.#now()));
+  }
+
+  /** As in Redis, a non-positive time deletes the key at once. */
+  pexpire(key: string, ms: number): number {
+    return this.pexpireat(key, this.#now() + ms);
+  }
+
+  pexpireat(key: string, at: number): number {
+    const entry = this.#live(key);
+    if (entry === undefined) return 0;
+    if (at <= this.#now()) this.#entries.delete(key);
+    else entry.expiresAt = at;
+    return 1;
+  }
+
+  publish(channel: string, message: string): number {
+    return this.#publish(channel, message);
+  }
+
+  /** The number of connections subscribed to `channel`, as PUBSUB NUMSUB. */
+  numsub(channel: string): number {
+    return this.#subscribers(channel);
+  }
+
+  get(key: string): string | null {
+    return this.#typed(key, 'string')?.value ?? null;
+  }
+
+  set(key: string, value: string, options: { px?: number; nx?: boolean } = {}): 'OK' | null {
+    if (options.nx === true && this.exists(key) === 1) return null;
+    this.#entries.set(key, { data: { type: 'string', value }, expiresAt: options.px === undefined ? undefined : this.#now() + options.px });
+    return 'OK';
+  }
+
+  incrby(key: string, by: number): number {
+    const current = this.#typed(key, 'string');
+    const next = (current === undefined ? 0 : toInteger(current.value)) + by;
+    if (current === undefined) this.#entries.set(key, { data: { type: 'string', value: String(next) }, expiresAt: undefined });
+    else current.value = String(next);
+    return next;
+  }
+
+  hget(key: string, field: string): string | null {
+    return this.#typed(key, 'hash')?.value.get(field) ?? null;
+  }
+
+  hexists(key: string, field: string): number {
+    return this.#typed(key, 'hash')?.value.has(field) === true ? 1 : 0;
+  }
+
+  hlen(key: string): number {
+    return this.#typed(key, 'hash')?.value.size ?? 0;
+  }
+
+  hkeys(key: string): string[] {
+    return [...(this.#typed(key, 'hash')?.value.keys() ?? [])];
+  }
+
+  hset(key: string, field: string, value: string): number {
+    const hash = this.#create(key, 'hash', () => new Map<string, string>());
+    const added = hash.value.has(field) ? 0 : 1;
+    hash.value.set(field, value);
+    return added;
+  }
+
+  hincrby(key: string, field: string, by: number): number {
+    const hash = this.#create(key, 'hash', () => new Map<string, string>());
+    const current = hash.value.get(field);
+    const next = (current === undefined ? 0 : toInteger(current)) + by;
+    hash.value.set(field, String(next));
+    return next;
+  }
+
+  hdel(key: string, field: string): number {
+    const hash = this.#typed(key, 'hash');
+    if (hash === undefined || !hash.value.delete(field)) return 0;
+    if (hash.value.size === 0) this.#entries.delete(key);
+    return 1;
+  }
+
+  rpush(key: string, value: string): number {
+    const list = this.#create(key, 'list', () => [] as string[]);
+    return list.value.push(value);
+  }
+
+  lpop(key: string): string | null {
+    const list = this.#typed(key, 'list');
+    const value = list?.value.shift();
+    if (list !== undefined && list.value.length === 0) this.#entries.delete(key);
+    return value ?? null;
+  }
+
+  lindex(key: string, index: number): string | null {
+    const items = this.#typed(key, 'list')?.value ?? [];
+    return items.at(index) ?? null;
+  }
+
+  lrange(key: string): string[] {
+    return [...(this.#typed(key, 'list')?.value ?? [])];
+  }
+
+  lrem(key: string, value: string): number {
+    const list = this.#typed(key, 'list');
+    if (list === undefined) return 0;
+    const before = list.value.length;
+    list.value = list.value.filter((item) => item !== value);
+    if (list.value.length === 0) this.#entries.delete(key);
+    return before - list.value.length;
+  }
+
+  llen(key: string): number {
+    return this.#typed(key, 'list')?.value.length ?? 0;
+  }
+
+  sadd(key: string, member: string): number {
+    const set = this.#create(key, 'set', () => new Set<string>());
+    const added = set.value.has(member) ? 0 : 1;
+    set.value.add(member);
+    return added;
+  }
+
+  zadd(key: string, score: number, member: string): number {
+    const zset = this.#create(key, 'zset', () => new Map<string, number>());
+    const added = zset.value.has(member) ? 0 : 1;
+    zset.value.set(member, score);
+    return added;
+  }
+
+  zscore(key: string, member: string): number | null {
+    return this.#typed(key, 'zset')?.value.get(member) ?? null;
+  }
+
+  zrem(key: string, member: string): number {
+    const zset = this.#typed(key, 'zset');
+    if (zset === undefined || !zset.value.delete(member)) return 0;
+    if (zset.value.size === 0) this.#entries.delete(key);
+    return 1;
+  }
+
+  zcard(key: string): number {
+    return this.#typed(key, 'zset')?.value.size ?? 0;
+  }
+
+  /** Members with min <= score <= max, ordered by score then member, as ZRANGEBYSCORE. */
+  zrangebyscore(key: string, min: number, max: number): string[] {
+    return this.#sorted(key)
+      .filter(([, score]) => score >= min && score <= max)
+      .map(([member]) => member);
+  }
+
+  /** Members with their scores, ordered, as ZRANGE key 0 -1 WITHSCORES. */
+  zrangeWithScores(key: string): [string, number][] {
+    return this.#sorted(key);
+  }
+
+  #sorted(key: string): [string, number][] {
+    const entries = [...(this.#typed(key, 'zset')?.value.entries() ?? [])];
+    return entries.sort(([a, x], [b, y]) => x - y || (a < b ? -1 : a > b ? 1 : 0));
+  }
+
+  #live(key: string): Entry | undefined {
+    const entry = this.#entries.get(key);
+    if (entry?.expiresAt !== undefined && entry.expiresAt <= this.#now()) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  #typed<T extends Value['type']>(key: string, type: T): Extract<Value, { type: T }> | undefined {
+    const entry = this.#live(key);
+    if (entry === undefined) return undefined;
+    if (entry.data.type !== type) throw new ScriptError('WRONGTYPE Operation against a key holding the wrong kind of value');
+    return entry.data as Extract<Value, { type: T }>;
+  }
+
+  #create<T extends Value['type']>(key: string, type: T, empty: () => Extract<Value, { type: T }>['value']): Extract<Value, { type: T }> {
+    const existing = this.#typed(key, type);
+    if (existing !== undefined) return existing;
+    const data = { type, value: empty() } as unknown as Extract<Value, { type: T }>;
+    this.#entries.set(key, { data, expiresAt: undefined });
+    return data;
+  }
+}
+
+function toInteger(value: string): number {
+  if (!/^-?\d+$/.test(value)) throw new ScriptError('ERR value is not an integer or out of range');
+  return Number(value);
+}

@@ -1,0 +1,355 @@
+import { Redis } from 'ioredis';
+import { firstValueFrom, isObservable, type Observable } from 'rxjs';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  ClientClosedError,
+  createLockClient,
+  LockBackendError,
+  LockKeyTypeError,
+  NotLockOwnerError,
+  type LockClient,
+  type LockOptions,
+  type RedisLike,
+} from '../src/index.js';
+import { eventually } from './support/leaks.js';
+import { freePort, startRedis, type RedisServer } from './support/redisServer.js';
+
+/**
+ * Counts the scripts a client sends, so a test can show that bad input sent nothing. EVAL is not counted:
+ * the store sends it only as the NOSCRIPT fallback of an EVALSHA that was.
+ */
+function countingRedis(redis: Redis): { redis: RedisLike; scripts: () => number } {
+  let scripts = 0;
+  const counted = new Set<PropertyKey>(['eval', 'evalsha', 'pipeline']);
+  const proxy = new Proxy(redis, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      const method = value as (...args: unknown[]) => unknown;
+      return (...args: unknown[]) => {
+        if (counted.has(property)) scripts++;
+        return method.apply(target, args);
+      };
+    },
+  });
+  return { redis: proxy, scripts: () => scripts };
+}
+
+type Call = (client: LockClient) => Observable<unknown> | Promise<unknown>;
+
+interface BadCase {
+  /** What is wrong, as the README table lists it. */
+  readonly input: string;
+  readonly call: Call;
+  readonly error: abstract new (...args: never[]) => Error;
+  /** Words the message must contain: the lock's name and what was wrong. */
+  readonly mentions: readonly string[];
+  readonly code?: string;
+  /** The case is hostile state on the server: one script is sent, but it must write nothing. */
+  readonly sendsScript?: boolean;
+  readonly setup?: (admin: Redis) => Promise<unknown>;
+}
+
+const lock =
+  (name: unknown, options?: unknown): Call =>
+  (client) =>
+    client.lock$(name as string, options as LockOptions);
+
+const cases: readonly BadCase[] = [
+  { input: 'empty name', call: lock(''), error: TypeError, mentions: ['lock$', 'it is empty'] },
+  { input: 'name is a number', call: lock(42), error: TypeError, mentions: ['the name must be a string', 'got 42'] },
+  { input: 'name is null', call: lock(null), error: TypeError, mentions: ['the name must be a string', 'got null'] },
+  { input: 'name of 513 characters', call: lock('n'.repeat(513)), error: TypeError, mentions: ['longer than 512'] },
+  { input: 'name with a NUL byte', call: lock('a\u0000b'), error: TypeError, mentions: ['control character'] },
+  { input: 'name with an unpaired surrogate', call: lock('a\uD800'), error: TypeError, mentions: ['unpaired UTF-16 surrogate'] },
+  { input: 'name with "{" only', call: lock('orders{eu'), error: TypeError, mentions: ['"orders{eu"', 'without a closing "}"'] },
+  { input: 'name with "}" only', call: lock('orders}'), error: TypeError, mentions: ['"orders}"', '"}" without a "{"'] },
+  { input: 'name with an empty hash tag "{}"', call: lock('orders{}'), error: TypeError, mentions: ['"orders{}"', 'empty hash tag'] },
+  { input: 'negative leaseMs', call: lock('d', { leaseMs: -1 }), error: RangeError, mentions: ['lock$("d")', '"leaseMs"', 'got -1'] },
+  { input: 'zero leaseMs', call: lock('d', { leaseMs: 0 }), error: RangeError, mentions: ['"leaseMs"', 'at least 10', 'got 0'] },
+  { input: 'fractional leaseMs', call: lock('d', { leaseMs: 1500.5 }), error: RangeError, mentions: ['"leaseMs"', 'integer', 'got 1500.5'] },
+  { input: 'NaN waitMs', call: lock('d', { waitMs: NaN }), error: RangeError, mentions: ['"waitMs"', 'got NaN'] },
+  { input: 'infinite leaseMs', call: lock('d', { leaseMs: Infinity }), error: RangeError, mentions: ['"leaseMs"', 'got Infinity'] },
+  { input: 'negative waitMs', call: lock('d', { waitMs: -5 }), error: RangeError, mentions: ['"waitMs"', 'got -5'] },
+  { input: 'waitMs as a string', call: lock('d', { waitMs: '100' }), error: TypeError, mentions: ['"waitMs"', 'number of milliseconds'] },
+  { input: 'unknown option', call: lock('d', { timeout: 100 }), error: TypeError, mentions: ['lock$("d")', 'unknown option "timeout"'] },
+  { input: 'options not an object', call: lock('d', 5), error: TypeError, mentions: ['options must be an object', 'got 5'] },
+  { input: 'fencing not a boolean', call: lock('d', { fencing: 'yes' }), error: TypeError, mentions: ['"fencing"', 'boolean'] },
+  { input: 'signal not an AbortSignal', call: lock('d', { signal: {} }), error: TypeError, mentions: ['"signal"', 'AbortSignal'] },
+  {
+    input: 'owner with ":" (forges another client’s `<clientId>:<owner>` field)',
+    call: lock('d', { owner: 'other-client:worker-1' }),
+    error: TypeError,
+    mentions: ['"owner"', 'forge another client', '"other-client:worker-1"'],
+  },
+  {
+    input: 'owner in the generated-owner format "#1"',
+    call: lock('d', { owner: '#1' }),
+    error: TypeError,
+    mentions: ['"owner"', 'reserved for generated owners'],
+  },
+  { input: 'empty owner', call: lock('d', { owner: '' }), error: TypeError, mentions: ['"owner"'] },
+  { input: 'holdCount with an owner containing ":"', call: (client) => client.holdCount('d', 'a:b'), error: TypeError, mentions: ['holdCount', '"owner"'] },
+  {
+    input: 'withLock$ work that is not a function',
+    call: (client) => client.withLock$('d', 'work' as never),
+    error: TypeError,
+    mentions: ['withLock$("d")', 'work must be a function'],
+  },
+  { input: 'acquire with a bad name', call: (client) => client.acquire(''), error: TypeError, mentions: ['acquire', 'it is empty'] },
+  { input: 'isLocked with a bad name', call: (client) => client.isLocked('x}'), error: TypeError, mentions: ['isLocked', '"x}"'] },
+  {
+    input: 'the lock key holds a string',
+    setup: (admin) => admin.set('str-key', 'payload'),
+    call: lock('str-key'),
+    error: LockKeyTypeError,
+    mentions: ['"str-key"', 'holds a string', 'left untouched'],
+    sendsScript: true,
+  },
+  {
+    input: 'the lock key holds a list',
+    setup: (admin) => admin.rpush('list-key', 'a', 'b'),
+    call: lock('list-key'),
+    error: LockKeyTypeError,
+    mentions: ['"list-key"', 'holds a list'],
+    sendsScript: true,
+  },
+  {
+    input: 'the lock key holds a set',
+    setup: (admin) => admin.sadd('set-key', 'm'),
+    call: (client) => client.acquire('set-key'),
+    error: LockKeyTypeError,
+    mentions: ['"set-key"', 'holds a set'],
+    sendsScript: true,
+  },
+  {
+    input: '`forceUnlock` of a name that is not a lock (a string)',
+    setup: (admin) => admin.set('not-a-lock', 'v'),
+    call: (client) => client.forceUnlock('not-a-lock'),
+    error: LockKeyTypeError,
+    mentions: ['"not-a-lock"', 'holds a string'],
+    sendsScript: true,
+  },
+  {
+    input: '`holdCount` of a name that holds a list',
+    setup: (admin) => admin.rpush('list-key2', 'x'),
+    call: (client) => client.holdCount('list-key2'),
+    error: LockKeyTypeError,
+    mentions: ['"list-key2"', 'holds a list'],
+    sendsScript: true,
+  },
+];
+
+describe('bad input: a typed error naming what was wrong, nothing written to Redis, the client still usable', () => {
+  let server: RedisServer;
+  let admin: Redis;
+  let client: LockClient;
+  let scripts: () => number;
+
+  beforeAll(async () => {
+    server = await startRedis(['--enable-debug-command', 'yes']);
+    admin = server.client();
+    const counting = countingRedis(server.client());
+    scripts = counting.scripts;
+    client = createLockClient({ redis: counting.redis, clientId: 'bad-input' });
+  });
+  afterAll(async () => {
+    await client.close();
+    await server.stop();
+  });
+  beforeEach(async () => {
+    await admin.flushall();
+  });
+
+  const digest = async () => String(await admin.call('DEBUG', 'DIGEST'));
+
+  async function stillUsable(): Promise<void> {
+    expect(await client.withLock('still-usable', () => 'ok')).toBe('ok');
+    expect(await admin.exists('still-usable')).toBe(0);
+  }
+
+  /** Runs the call; it must not throw synchronously but deliver the error as the stream's (or promise's) error. */
+  async function failureOf(call: Call, on: LockClient): Promise<Error> {
+    let pending: Observable<unknown> | Promise<unknown>;
+    try {
+      pending = call(on);
+    } catch (error) {
+      throw new Error(`threw synchronously instead of delivering the error: ${String(error)}`, { cause: error });
+    }
+    const outcome = await (isObservable(pending) ? firstValueFrom(pending) : pending).then(
+      (value: unknown) => new Error(`expected an error, got ${String(value)}`),
+      (error: unknown) => error,
+    );
+    expect(outcome).toBeInstanceOf(Error);
+    return outcome as Error;
+  }
+
+  for (const badCase of cases) {
+    it(badCase.input, async () => {
+      await badCase.setup?.(admin);
+      const before = { digest: await digest(), scripts: scripts() };
+      const error = await failureOf(badCase.call, client);
+      expect(error).toBeInstanceOf(badCase.error);
+      for (const words of badCase.mentions) expect(error.message).toContain(words);
+      if (badCase.code !== undefined) expect(error).toHaveProperty('code', badCase.code);
+      expect(scripts() - before.scripts).toBe(badCase.sendsScript === true ? 1 : 0);
+      expect(await digest()).toBe(before.digest);
+      await stillUsable();
+      console.info(`bad input | ${badCase.input} | ${error.constructor.name} | ${error.message}`);
+    });
+  }
+
+  it('releasing twice: the second release resolves with the same outcome and sends nothing', async () => {
+    const handle = await client.acquire('twice');
+    await handle.release();
+    const before = { digest: await digest(), scripts: scripts() };
+    await expect(handle.release()).resolves.toBeUndefined();
+    expect(scripts()).toBe(before.scripts);
+    expect(await digest()).toBe(before.digest);
+    await stillUsable();
+  });
+
+  it('releasing a lock now held by another owner: NotLockOwnerError, and the other owner’s hold is untouched', async () => {
+    const other = createLockClient({ redis: server.client(), clientId: 'other' });
+    const mine = await client.acquire('taken', { leaseMs: 60_000 });
+    await admin.del('taken', 'rxlock_holds:{taken}');
+    const theirs = await other.acquire('taken', { leaseMs: 60_000 });
+    const before = await digest();
+    const error = await mine.release().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(NotLockOwnerError);
+    expect((error as Error).message).toContain('"taken" is not held by');
+    expect(await digest()).toBe(before);
+    expect(await other.holdCount('taken', undefined)).toBe(1);
+    await theirs.release();
+    await other.close();
+    await stillUsable();
+    console.info(`bad input | releasing another owner’s lock | NotLockOwnerError | ${(error as Error).message}`);
+  });
+
+  it('calls after close(): ClientClosedError naming the lock, and nothing sent', async () => {
+    const counting = countingRedis(server.client());
+    const closed = createLockClient({ redis: counting.redis });
+    await closed.close();
+    const calls: Call[] = [
+      lock('after-close'),
+      (c) => c.acquire('after-close'),
+      (c) => c.withLock('after-close', () => 1),
+      (c) => c.isLocked('after-close'),
+      (c) => c.forceUnlock('after-close'),
+    ];
+    for (const call of calls) {
+      const error = await failureOf(call, closed);
+      expect(error).toBeInstanceOf(ClientClosedError);
+      expect(error.message).toContain('"after-close"');
+    }
+    expect(counting.scripts()).toBe(0);
+    console.info(`bad input | calls after close() | ClientClosedError | ${(await failureOf(calls[0]!, closed)).message}`);
+  });
+
+  it('an ioredis client closed by its owner (quit): LockBackendError "closed", not retried', async () => {
+    const redis = server.client();
+    await redis.quit();
+    const closedRedis = createLockClient({ redis });
+    const error = await failureOf(lock('quit'), closedRedis);
+    expect(error).toBeInstanceOf(LockBackendError);
+    expect(error).toHaveProperty('code', 'closed');
+    expect(error.message).toContain('"quit"');
+    await closedRedis.close();
+    console.info(`bad input | ioredis client closed (quit) | LockBackendError closed | ${error.message}`);
+  });
+
+  it('an ioredis client that never connected (nothing listens, no retries): LockBackendError "unavailable"', async () => {
+    const redis = new Redis({ port: await freePort(), host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null });
+    redis.on('error', () => undefined);
+    const never = createLockClient({ redis });
+    const error = await failureOf(lock('never', { waitMs: 0 }), never);
+    expect(error).toBeInstanceOf(LockBackendError);
+    expect(error).toHaveProperty('code', 'unavailable');
+    expect(error.message).toContain('"never"');
+    const second = await failureOf(lock('never'), never);
+    expect(second).toHaveProperty('code', 'closed');
+    await never.close();
+    console.info(`bad input | ioredis client that never connected | LockBackendError unavailable, then closed | ${error.message}`);
+  });
+
+  it('a Redis user without the right to run scripts (ACL -@scripting): LockBackendError "other" with the NOPERM reply', async () => {
+    await admin.call('ACL', 'SETUSER', 'noscripts', 'on', 'nopass', '~*', '&*', '+@all', '-@scripting');
+    const redis = server.client({ username: 'noscripts', password: 'x' });
+    const refused = createLockClient({ redis });
+    const before = await digest();
+    const error = await failureOf(lock('acl'), refused);
+    expect(error).toBeInstanceOf(LockBackendError);
+    expect(error).toHaveProperty('code', 'other');
+    expect(error.message).toContain('"acl"');
+    expect(error.message).toMatch(/NOPERM/);
+    expect(await digest()).toBe(before);
+    await refused.close();
+    await admin.call('ACL', 'DELUSER', 'noscripts');
+    await stillUsable();
+    console.info(`bad input | Redis refuses scripts (ACL) | LockBackendError other | ${error.message}`);
+  });
+
+  it('BUSY from a long script elsewhere: LockBackendError "busy" within waitMs; without waitMs it waits the script out', async () => {
+    await admin.config('SET', 'busy-reply-threshold', '50');
+    const blocker = server.client();
+    const spin = `local start = tonumber(redis.call('time')[1]) while tonumber(redis.call('time')[1]) - start < 2 do end return 1`;
+    const long = blocker.eval(spin, 0);
+    try {
+      // Redis answers BUSY once the script has run past the threshold.
+      expect(
+        await eventually(
+          () =>
+            admin.ping().then(
+              () => false,
+              (error: unknown) => String(error).includes('BUSY'),
+            ),
+          1_000,
+        ),
+      ).toBe(true);
+      const error = await failureOf(lock('busy', { waitMs: 200 }), client);
+      expect(error).toBeInstanceOf(LockBackendError);
+      expect(error).toHaveProperty('code', 'busy');
+      expect(error.message).toContain('"busy"');
+      const waited = client.withLock('busy', () => 'after the script');
+      expect(await waited).toBe('after the script');
+      console.info(`bad input | BUSY (a long script elsewhere), waitMs 200 | LockBackendError busy | ${error.message}`);
+    } finally {
+      expect(await long).toBe(1);
+      await admin.config('SET', 'busy-reply-threshold', '5000');
+    }
+    await stillUsable();
+  });
+
+  it('a NOSCRIPT storm (SCRIPT FLUSH every millisecond) reaches no caller: every script falls back to its body', async () => {
+    const storming = { on: true };
+    let flushes = 0;
+    const flusher = server.client();
+    const storm = (async () => {
+      while (storming.on) {
+        await flusher.script('FLUSH');
+        flushes++;
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+    })();
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => client.withLock(`storm-${i % 5}`, () => i)));
+    storming.on = false;
+    await storm;
+    expect(results).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    expect(flushes).toBeGreaterThan(5);
+    await stillUsable();
+  });
+
+  it('bad client options throw at once from createLockClient, naming the option', () => {
+    const redis = server.client();
+    expect(() => createLockClient({ redis, watchdogTimeoutMs: -5 })).toThrow(RangeError);
+    expect(() => createLockClient({ redis, watchdogTimeoutMs: -5 })).toThrow(/"watchdogTimeoutMs".*got -5/);
+    expect(() => createLockClient({ redis, clientId: 'a:b' })).toThrow(/"clientId".*no ":"/);
+    expect(() => createLockClient({ redis, retries: 3 } as never)).toThrow(/unknown option "retries"/);
+    expect(() => createLockClient({ redis: {} as RedisLike })).toThrow(/"redis" must be an ioredis Redis or Cluster/);
+    expect(() => createLockClient({ redis, driftFactor: 0.7 })).toThrow(/"driftFactor".*\[0, 0.5\)/);
+    redis.disconnect();
+  });
+});

@@ -1,0 +1,61 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import type { BenchResults } from '../bench/results.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'rxlock-bench-smoke-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs `npm run bench`'s entry point in smoke mode (a few seconds, every scenario and contender) against the built package. */
+function runSmoke(jsonFile: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env };
+    delete env['REDIS_URL'];
+    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/main.ts', '--smoke', '--json', jsonFile], {
+      cwd: join(import.meta.dirname, '..'),
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+it('runs every scenario of the bench end to end, and no lock ever had two holders', { timeout: 240_000 }, async () => {
+  const jsonFile = join(dir, 'smoke.json');
+  const { code, output } = await runSmoke(jsonFile);
+  expect(code, output).toBe(0);
+  const results = JSON.parse(readFileSync(jsonFile, 'utf8')) as BenchResults;
+
+  expect(results.lockScenarios.map((result) => result.scenario.id)).toEqual(['uncontended', 'contended', 'heavy']);
+  for (const { scenario, figures } of results.lockScenarios) {
+    const ran = figures.filter((f) => f.unavailable === undefined);
+    expect(ran.map((f) => f.id)).toContain('rxlock');
+    for (const f of ran) {
+      expect({ scenario: scenario.id, contender: f.id, ran: f.acquisitions > 0, overlaps: f.overlaps }).toEqual({
+        scenario: scenario.id,
+        contender: f.id,
+        ran: true,
+        overlaps: 0,
+      });
+    }
+  }
+  const uncontended = results.lockScenarios[0]!.figures.map((f) => f.id);
+  expect(uncontended).toEqual(expect.arrayContaining(['floor', 'rxlock', 'redis-semaphore', 'redlock', 'naive']));
+
+  const heldLock = results.manyHeld.find((h) => h.id === 'rxlock');
+  expect(heldLock?.held).toBe(heldLock?.locks);
+  expect(heldLock?.ticks).toBeGreaterThan(0);
+
+  const endurance = results.endurance.filter((run) => run.unavailable === undefined);
+  expect(endurance.map((run) => run.id)).toContain('rxlock');
+  for (const run of endurance) expect({ id: run.id, cycles: run.cycles, overlaps: run.overlaps }).toEqual({ id: run.id, cycles: 1_500, overlaps: 0 });
+
+  expect(results.targets.length).toBeGreaterThan(0);
+  expect(results.ping?.count).toBeGreaterThan(0);
+});

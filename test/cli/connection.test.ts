@@ -1,0 +1,96 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, startRedis, type RedisServer } from '../support/redisServer.js';
+import { CLI_TEST_TIMEOUT_MS, rxlock } from './cliProcess.js';
+
+describe('rxlock: connecting, and help on every command', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  let server: RedisServer;
+
+  beforeAll(async () => {
+    server = await startRedis(['--requirepass', 's3cret']);
+    await server.client({ password: 's3cret' }).hset('orders', 'app:1', '1');
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('says it cannot connect, with the address, instead of retrying for ever', async () => {
+    const port = await freePort();
+    const result = await rxlock(['ls', '--url', `redis://127.0.0.1:${port}`]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(new RegExp(`^rxlock: cannot connect to Redis at redis://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`));
+    const cluster = await rxlock(['ls', '--cluster', `127.0.0.1:${port}`, '--connect-timeout', '2000']);
+    expect(cluster.code).toBe(1);
+    expect(cluster.stderr).toMatch(new RegExp(`^rxlock: cannot connect to Redis at 127\\.0\\.0\\.1:${port}: `));
+  });
+
+  it('passes the password through (flag, URL or REDIS_PASSWORD) and says when logging in fails', async () => {
+    const port = server.port;
+    const [none, wrong, flag, inUrl, fromEnv, fromUrlEnv] = await Promise.all([
+      rxlock(['ls', 'orders', '--url', `redis://127.0.0.1:${port}`]),
+      rxlock(['ls', 'orders', '--url', `redis://127.0.0.1:${port}`, '--user', 'default', '--password', 'nope']),
+      rxlock(['ls', 'orders', '--json', '--url', `redis://127.0.0.1:${port}`, '--password', 's3cret']),
+      rxlock(['ls', 'orders', '--json', '--url', `redis://:s3cret@127.0.0.1:${port}`]),
+      rxlock(['ls', 'orders', '--json', '--url', `redis://127.0.0.1:${port}`], { env: { REDIS_PASSWORD: 's3cret' } }),
+      rxlock(['ls', 'orders', '--json'], { env: { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PASSWORD: 's3cret' } }),
+    ]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(new RegExp(`^rxlock: cannot log in to Redis at redis://127\\.0\\.0\\.1:${port}: NOAUTH`));
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/^rxlock: cannot log in to Redis at .*WRONGPASS/);
+    expect(wrong.stderr).not.toContain('nope');
+    for (const ok of [flag, inUrl, fromEnv, fromUrlEnv]) {
+      expect(ok.stderr).toBe('');
+      expect(JSON.parse(ok.stdout)).toMatchObject([{ name: 'orders', kind: 'lock', holders: [{ id: 'app:1', holds: 1 }] }]);
+    }
+    expect(inUrl.stderr).not.toContain('s3cret');
+  });
+
+  it('rejects a bad URL or seed list as bad usage (exit code 2)', async () => {
+    const [notUrl, notRedis, badSeed, unknown] = await Promise.all([
+      rxlock(['ls', '--url', 'localhost']),
+      rxlock(['ls', '--url', 'http://localhost:6379']),
+      rxlock(['ls', '--cluster', 'localhost']),
+      rxlock(['frobnicate']),
+    ]);
+    expect(notUrl).toMatchObject({ code: 2, stderr: 'rxlock: --url: "localhost" is not a URL; expected redis://host:port or rediss://host:port\n' });
+    expect(notRedis).toMatchObject({ code: 2, stderr: 'rxlock: --url: "http://localhost:6379" must start with redis:// or rediss://\n' });
+    expect(badSeed).toMatchObject({ code: 2, stderr: 'rxlock: --cluster: "localhost" is not host:port\n' });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown command 'frobnicate'");
+  });
+
+  it('has --help on every command, showing the connection options too, and --version', async () => {
+    const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
+    const [top, ls, watch, unlock, demo, viaHelp, versionResult] = await Promise.all([
+      rxlock(['--help']),
+      rxlock(['ls', '--help']),
+      rxlock(['watch', '--help']),
+      rxlock(['unlock', '--help']),
+      rxlock(['demo', '--help']),
+      rxlock(['help', 'unlock']),
+      rxlock(['--version']),
+    ]);
+    expect(top.code).toBe(0);
+    expect(top.stdout).toMatch(/^Usage: rxlock \[options\] \[command\]/);
+    for (const command of ['ls [options] [pattern]', 'watch [options] [pattern]', 'unlock [options] <name>', 'demo [options]'])
+      expect(top.stdout).toContain(command);
+    for (const [result, usage] of [
+      [ls, 'Usage: rxlock ls [options] [pattern]'],
+      [watch, 'Usage: rxlock watch [options] [pattern]'],
+      [unlock, 'Usage: rxlock unlock [options] <name>'],
+      [demo, 'Usage: rxlock demo [options]'],
+      [viaHelp, 'Usage: rxlock unlock [options] <name>'],
+    ] as const) {
+      expect(result.code).toBe(0);
+      expect(result.stdout.startsWith(usage)).toBe(true);
+      expect(result.stdout).toContain('Global Options:');
+      expect(result.stdout).toContain('--url <url>');
+    }
+    expect(ls.stdout).toContain('--json');
+    expect(watch.stdout).toContain('--once');
+    expect(unlock.stdout).toContain('--yes');
+    expect(versionResult).toMatchObject({ code: 0, stdout: `${version}\n` });
+  });
+});

@@ -1,0 +1,22 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRedis, type RedisServer } from '../support/redisServer.js';
+import { CLI_TEST_TIMEOUT_MS, rxlock } from './cliProcess.js';
+
+describe('rxlock demo', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await startRedis();
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('runs the demo against the given Redis and ends with its summary', async () => {
+    const result = await rxlock(['demo', '--duration', '1.5', '--workers', '2', '--lock', 'cli-demo', '--url', server.url]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('rxlock demo: 2 workers contend for the lock "cli-demo"');
+    expect(result.stdout).toMatch(/\d+ acquisitions, 0 overlapping holders, fencing tokens strictly increasing/);
+    expect(await server.client().keys('*cli-demo*')).toEqual(['redisson_lock_token:{cli-demo}']);
+  });
+});

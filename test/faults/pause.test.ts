@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { checkHistory, monitorExpiries, now, seededRandom, summary, violations } from '../support/checker.js';
+import { sleep } from '../support/leaks.js';
+import { spawnWorker } from '../support/workerProcess.js';
+import { figure, spread, useRig } from './rig.js';
+
+// Long enough that the default drift allowance (1% + 2 ms = 27 ms) also covers timer lateness on a busy, shared 2-core machine.
+const TTL = 2_500;
+
+describe('fault 2: Redis paused (SIGSTOP) for longer than the lease', () => {
+  const rig = useRig();
+
+  it('holders error at their local deadline, before Redis expires their keys; nobody believes in an expired lock', async () => {
+    const { seed, locks, admin, resource, resourceServer } = rig();
+    const random = seededRandom(seed);
+    const expiries = await monitorExpiries(locks.client());
+    const workers = await Promise.all(
+      [1, 2].map((i) =>
+        spawnWorker({
+          name: `w${i}`,
+          mode: 'loop',
+          redisPort: locks.port,
+          resourcePort: resourceServer.port,
+          seed: seed + i,
+          clients: 3,
+          locks: ['p1', 'p2', 'p3', 'p4'],
+          watchdogTimeoutMs: TTL,
+          workMs: [2_000, 8_000],
+        }),
+      ),
+    );
+    const pauses: { at: number; ms: number }[] = [];
+    await sleep(1_000);
+    for (let i = 0; i < 6; i++) {
+      await sleep(Math.floor(random() * TTL));
+      const ms = Math.floor(TTL * (1.5 + random()));
+      pauses.push({ at: now(), ms });
+      locks.signal('SIGSTOP');
+      await sleep(ms);
+      locks.signal('SIGCONT');
+      await sleep(3_000);
+    }
+    const stats = await Promise.all(workers.map((worker) => worker.stop()));
+    // MONITOR output written while the server was stopped arrives once it runs again.
+    await admin.ping();
+    await sleep(100);
+    expiries.stop();
+    const sections = workers.flatMap((worker) => worker.sections);
+    const report = checkHistory(sections, await resource.writes());
+
+    expect(stats.reduce((sum, s) => sum + s.errors, 0)).toBe(0);
+    const signalMargins: number[] = [];
+    const deadlineMargins: number[] = [];
+    for (const { at } of pauses) {
+      const open = sections.filter((section) => section.start < at && section.observedEnd > at);
+      expect(open.length).toBeGreaterThan(0);
+      for (const section of open) {
+        const expiry = expiries.expiryAt(section.lock, at);
+        expect(expiry).toBeDefined();
+        // Believed held until `end` (capped by the deadline); told at `observedEnd`. Both before the server let go.
+        expect(section.end).toBeLessThan(expiry!);
+        if (section.outcome === 'lost') {
+          expect(section.lostReason).toBe('unconfirmed');
+          expect(section.observedEnd).toBeLessThan(expiry!);
+          signalMargins.push(expiry! - section.observedEnd);
+          deadlineMargins.push(expiry! - section.end);
+        }
+      }
+    }
+    expect(signalMargins.length).toBeGreaterThan(0);
+    // A grant whose reply came back after its own deadline (sent before the pause) is never handed to the work.
+    expect(sections.filter((section) => section.end <= section.start)).toEqual([]);
+    if (violations(report).length > 0) {
+      // What a failure needs to be understood: the pauses and every section of the locks involved.
+      const involved = new Set(violations(report).map((text) => /overlap on (\S+):/.exec(text)?.[1]));
+      console.log('pauses', JSON.stringify(pauses));
+      console.log(
+        JSON.stringify(
+          sections.filter((section) => involved.has(section.lock)),
+          null,
+          1,
+        ),
+      );
+    }
+    expect(violations(report)).toEqual([]);
+    figure('pause', `${pauses.length} pauses of ${pauses.map((p) => p.ms).join(', ')} ms (TTL ${TTL} ms)`);
+    figure('pause', `LockLostError before server expiry by ${spread(signalMargins)}; lease deadline before it by ${spread(deadlineMargins)}`);
+    figure('pause', summary(report));
+  });
+});

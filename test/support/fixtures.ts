@@ -1,0 +1,240 @@
+import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest';
+import type { Redis } from 'ioredis';
+import { createLockClient, redisStore, type LockClient, type LockClientOptions, type LockStore, type StoreConnection } from '../../src/index.js';
+import { createMemoryStore, type MemoryStore } from '../../src/testing.js';
+import { eventually } from './leaks.js';
+import { startRedis, type RedisServer } from './redisServer.js';
+
+export type ClientSettings = Omit<LockClientOptions, 'redis' | 'store'>;
+
+/** One store under test, with the raw access the contract suite needs to set up and inspect state. */
+export interface StoreFixture {
+  readonly kind: 'memory' | 'redis';
+  /** A new client on this store; closed (and checked for leaks) after the test. */
+  client(settings?: ClientSettings): LockClient;
+  /** Scripts sent by this fixture's clients so far. */
+  commands(): number;
+  keys(): Promise<string[]>;
+  /** Channels subscribed by anyone. */
+  channels(): Promise<number>;
+  /** Sets a string, expiring in `ttlMs` when given. */
+  setString(key: string, value: string, ttlMs?: number): Promise<void>;
+  setList(key: string, items: string[]): Promise<void>;
+  setSet(key: string, members: string[]): Promise<void>;
+  setHash(key: string, field: string, value: string, ttlMs?: number): Promise<void>;
+  hget(key: string, field: string): Promise<string | null>;
+  get(key: string): Promise<string | null>;
+  pttl(key: string): Promise<number>;
+  /** Adds a member (characters below U+0080 only, so that it is the same bytes on both stores) to a sorted set. */
+  zadd(key: string, score: number, member: string): Promise<void>;
+  /** The store's clock in ms: Redis TIME, or the memory store's scheduler. */
+  serverTime(): Promise<number>;
+  /** A whole list, in order. */
+  lrange(key: string): Promise<string[]>;
+  /** A sorted set member's score, or null. */
+  zscore(key: string, member: string): Promise<number | null>;
+  /** Drops every key without publishing (a restart without persistence). */
+  flush(): Promise<void>;
+}
+
+function counting(store: LockStore, count: () => void): LockStore {
+  return {
+    connect(scheduler) {
+      const connection = store.connect(scheduler);
+      const call = connection.call?.bind(connection);
+      // A plain object, not a subclass: the connection's methods use private fields.
+      const wrapped: StoreConnection = {
+        get publishCommand() {
+          return connection.publishCommand;
+        },
+        run: (script, keys, args, options) => {
+          count();
+          return connection.run(script, keys, args, options);
+        },
+        ...(call === undefined
+          ? {}
+          : {
+              call: (script, keys, args, observer, options) => {
+                count();
+                call(script, keys, args, observer, options);
+              },
+            }),
+        listen: (channel) => connection.listen(channel),
+        epoch: () => connection.epoch(),
+        slotOf: (key) => connection.slotOf(key),
+        evictionPolicy: () => connection.evictionPolicy(),
+        close: () => connection.close(),
+      };
+      return wrapped;
+    },
+  };
+}
+
+interface Backend {
+  store(): LockStore;
+  fixture: Omit<StoreFixture, 'client' | 'commands' | 'kind'>;
+}
+
+function memoryBackend(): Backend & { reset(): void } {
+  let store: MemoryStore = createMemoryStore();
+  return {
+    reset: () => (store = createMemoryStore()),
+    store: () => store,
+    fixture: {
+      keys: () => Promise.resolve(store.db.keys()),
+      channels: () => Promise.resolve(store.subscriptionCount()),
+      setString: (key, value, ttlMs) => Promise.resolve(void store.db.set(key, value, ttlMs === undefined ? {} : { px: ttlMs })),
+      setList: (key, items) => Promise.resolve(items.forEach((item) => store.db.rpush(key, item))),
+      setSet: (key, members) => Promise.resolve(members.forEach((member) => store.db.sadd(key, member))),
+      setHash: (key, field, value, ttlMs) => {
+        store.db.hset(key, field, value);
+        if (ttlMs !== undefined) store.db.pexpire(key, ttlMs);
+        return Promise.resolve();
+      },
+      hget: (key, field) => Promise.resolve(store.db.hget(key, field)),
+      get: (key) => Promise.resolve(store.db.get(key)),
+      pttl: (key) => Promise.resolve(store.db.pttl(key)),
+      zadd: (key, score, member) => Promise.resolve(void store.db.zadd(key, score, member)),
+      serverTime: () => Promise.resolve(store.db.time()),
+      lrange: (key) => Promise.resolve(store.db.lrange(key)),
+      zscore: (key, member) => Promise.resolve(store.db.zscore(key, member)),
+      flush: () => Promise.resolve(store.restart()),
+    },
+  };
+}
+
+/** Another Redis deployment for the contract suites (a cluster, in test/topologies): how to start, reach and inspect it. */
+export interface RedisDeployment {
+  readonly title: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** A store on a new connection, for one client. */
+  store(): LockStore;
+  /** A client for setup and inspection that routes each command by its key (an ioredis Cluster passes as one). */
+  admin(): Redis;
+  keys(): Promise<string[]>;
+  /** Channels subscribed by anyone, shard channels included. */
+  channels(): Promise<number>;
+  /** Drops every key (a restart without persistence). */
+  flush(): Promise<void>;
+  /** After each test: drops every key and whatever the test's clients left open. */
+  reset(): Promise<void>;
+}
+
+let deployments: readonly RedisDeployment[] | undefined;
+
+/** From now on `describeStores` runs each suite on these deployments instead of memory and one redis-server. */
+export function describeStoresOn(targets: readonly RedisDeployment[]): void {
+  deployments = targets;
+}
+
+/**
+ * Runs `body` once against the memory store and once against a redis-server this file starts.
+ * Every client a test creates is closed afterwards, and the test fails if keys or subscriptions remain.
+ */
+export function describeStores(title: string, body: (fixture: () => StoreFixture) => void): void {
+  const targets = deployments?.map((deployment) => ({ kind: 'redis' as const, deployment })) ?? [{ kind: 'memory' as const }, { kind: 'redis' as const }];
+  for (const target of targets) {
+    const { kind } = target;
+    const deployment = 'deployment' in target ? target.deployment : undefined;
+    describe(`${title} [${deployment?.title ?? kind}]`, () => {
+      let server: RedisServer | undefined;
+      let memory: ReturnType<typeof memoryBackend> | undefined;
+      let clients: LockClient[] = [];
+      let commands = 0;
+      let admin: ReturnType<RedisServer['client']> | undefined;
+
+      beforeAll(async () => {
+        if (deployment !== undefined) {
+          await deployment.start();
+          admin = deployment.admin();
+        } else if (kind === 'redis') {
+          server = await startRedis();
+          admin = server.client();
+        } else {
+          memory = memoryBackend();
+        }
+      });
+      afterAll(async () => {
+        await server?.stop();
+        await deployment?.stop();
+      });
+      afterEach(async () => {
+        await Promise.all(clients.map((client) => client.close()));
+        clients = [];
+        commands = 0;
+        // A hand-off reservation outlives an unlock by at most handoffMs (100 ms by default), then expires by itself.
+        await eventually(async () => (await current.keys()).length === 0 && (await current.channels()) === 0, 1_000);
+        const left = await current.keys();
+        const channels = await current.channels();
+        if (deployment !== undefined) await deployment.reset();
+        else if (kind === 'redis') await admin?.flushall();
+        else memory?.reset();
+        expect({ keys: left, channels }).toEqual({ keys: [], channels: 0 });
+      });
+
+      const redisFixture = (): Backend['fixture'] => {
+        const redis = admin!;
+        return {
+          keys: async () => (await redis.keys('*')).sort(),
+          channels: async () => (await redis.pubsub('CHANNELS')).length,
+          setString: async (key, value, ttlMs) => {
+            if (ttlMs === undefined) await redis.set(key, value);
+            else await redis.set(key, value, 'PX', ttlMs);
+          },
+          setList: async (key, items) => {
+            await redis.rpush(key, ...items);
+          },
+          setSet: async (key, members) => {
+            await redis.sadd(key, ...members);
+          },
+          setHash: async (key, field, value, ttlMs) => {
+            await redis.hset(key, field, value);
+            if (ttlMs !== undefined) await redis.pexpire(key, ttlMs);
+          },
+          hget: (key, field) => redis.hget(key, field),
+          get: (key) => redis.get(key),
+          pttl: (key) => redis.pttl(key),
+          zadd: async (key, score, member) => {
+            await redis.zadd(key, score, member);
+          },
+          serverTime: async () => {
+            const [seconds, micros] = await redis.time();
+            return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+          },
+          lrange: (key) => redis.lrange(key, 0, -1),
+          zscore: async (key, member) => {
+            const score = await redis.zscore(key, member);
+            return score === null ? null : Number(score);
+          },
+          flush: async () => {
+            await redis.flushall();
+          },
+          ...(deployment === undefined
+            ? {}
+            : { keys: async () => (await deployment.keys()).sort(), channels: () => deployment.channels(), flush: () => deployment.flush() }),
+        };
+      };
+
+      const current = {
+        keys: () => (kind === 'redis' ? redisFixture().keys() : memory!.fixture.keys()),
+        channels: () => (kind === 'redis' ? redisFixture().channels() : memory!.fixture.channels()),
+      };
+
+      body(() => {
+        const raw = kind === 'redis' ? redisFixture() : memory!.fixture;
+        return {
+          kind,
+          ...raw,
+          commands: () => commands,
+          client(settings = {}) {
+            const base = deployment?.store() ?? (kind === 'redis' ? redisStore(server!.client()) : memory!.store());
+            const client = createLockClient({ store: counting(base, () => commands++), ...settings });
+            clients.push(client);
+            return client;
+          },
+        };
+      });
+    });
+  }
+}
