@@ -5,15 +5,12 @@ import { driftFor, type ClientCore, type Tracked } from './ClientCore.js';
 import type { LockKind } from './events.js';
 import type { Lease } from './Lease.js';
 import type { ReplyObserver } from '../store/Store.js';
-import type { RenewEntry, RenewKind } from './Renewer.js';
+import type { RenewEntry, RenewTarget } from './Renewer.js';
 import { send, type Command } from './send.js';
 import { isTransient, toLockError } from './toLockError.js';
 
 /** How a hold's key stays alive: renewed by the watchdog, a fixed lease that runs out, or no expiry at all. */
-export type Expiry =
-  | { readonly type: 'watchdog'; readonly renewKind: RenewKind; readonly key: string; readonly field: string }
-  | { readonly type: 'fixed'; readonly ms: number }
-  | { readonly type: 'none' };
+export type Expiry = ({ readonly type: 'watchdog' } & RenewTarget) | { readonly type: 'fixed'; readonly ms: number } | { readonly type: 'none' };
 
 /** What one owner-checked release command found: released (or decremented), or not held by this owner. */
 export type ReleaseReply = 'released' | 'not-held';
@@ -31,6 +28,11 @@ export interface HoldSpec {
 
 type State = 'held' | 'released' | 'lost';
 
+/** Who hears that a lease was lost (the hold that owns it: an object, not a closure per lease). */
+export interface LossListener {
+  lost(error: LockLostError): void;
+}
+
 /** The outcome of ending a lease: pending, released, or the error. */
 type Outcome = { readonly done: false; readonly waiting: ((error: unknown) => void)[] } | { readonly done: true; readonly error: unknown };
 
@@ -39,16 +41,16 @@ type Outcome = { readonly done: false; readonly waiting: ((error: unknown) => vo
  * Ending it is idempotent; the release is sent once and retried only when its outcome is unknown,
  * which is safe because a release that finds nothing of this owner's changes nothing.
  */
-export class HeldLease implements Lease {
+export class HeldLease implements Lease, RenewEntry {
   readonly name: string;
   readonly owner: string;
   readonly acquiredAt: number;
   readonly token: number | undefined;
+  /** @internal The renewer's (watchdog) or the fixed lease's deadline; Infinity without expiry. */
+  heldUntil = Infinity;
   readonly #spec: HoldSpec;
-  readonly #renewal: LeaseRenewal | undefined;
-  readonly #onLost: (error: LockLostError) => void;
+  readonly #onLost: LossListener;
   readonly #tracked: Tracked;
-  #fixedDeadline = Infinity;
   #state: State = 'held';
   #controller: AbortController | undefined;
   #abortReason: unknown;
@@ -56,7 +58,7 @@ export class HeldLease implements Lease {
   #timer: Subscription | undefined;
 
   /** `sentAt`: when the winning attempt was sent. `startedAt`: when the wait began (for the `acquired` event). */
-  constructor(spec: HoldSpec, sentAt: number, startedAt: number, onLost: (error: LockLostError) => void) {
+  constructor(spec: HoldSpec, sentAt: number, startedAt: number, onLost: LossListener) {
     const { core, expiry } = spec;
     this.#spec = spec;
     this.#onLost = onLost;
@@ -66,11 +68,10 @@ export class HeldLease implements Lease {
     this.acquiredAt = core.scheduler.now();
     this.#tracked = core.track(this);
     if (expiry.type === 'watchdog') {
-      this.#renewal = new LeaseRenewal(this, expiry);
-      core.renewer.add(this.#renewal, sentAt);
+      core.renewer.add(this, sentAt);
     } else if (expiry.type === 'fixed') {
-      this.#fixedDeadline = sentAt + expiry.ms - driftFor(core.settings, expiry.ms);
-      this.#timer = core.scheduler.schedule(() => this.lose('expired'), Math.max(0, this.#fixedDeadline - this.acquiredAt));
+      this.heldUntil = sentAt + expiry.ms - driftFor(core.settings, expiry.ms);
+      this.#timer = core.scheduler.schedule(() => this.lose('expired'), Math.max(0, this.heldUntil - this.acquiredAt));
     }
     if (core.events.observed) {
       core.events.emit({
@@ -86,7 +87,12 @@ export class HeldLease implements Lease {
   }
 
   get deadline(): number {
-    return this.#renewal?.deadline ?? this.#fixedDeadline;
+    return this.heldUntil;
+  }
+
+  /** @internal What the watchdog renews (only leases with a watchdog expiry are handed to it). */
+  get renewTarget(): RenewTarget {
+    return this.#spec.expiry as RenewTarget;
   }
 
   get held(): boolean {
@@ -138,7 +144,7 @@ export class HeldLease implements Lease {
     if (core.events.observed) core.events.emit({ type: 'lost', name: this.name, kind, owner: this.owner, time: core.scheduler.now(), error });
     // The key may still carry this owner (unconfirmed, fixed lease ending, closing): free it for the next holder now.
     if (reason !== 'not-held') this.#sendRelease(true);
-    this.#onLost(error);
+    this.#onLost.lost(error);
   }
 
   /** @internal A renewal was confirmed. */
@@ -182,7 +188,7 @@ export class HeldLease implements Lease {
     this.#state = state;
     this.#abortReason = reason;
     this.#timer?.unsubscribe();
-    if (this.#renewal !== undefined) this.#spec.core.renewer.remove(this.#renewal);
+    if (this.#spec.expiry.type === 'watchdog') this.#spec.core.renewer.remove(this);
     this.#spec.core.untrack(this.#tracked);
     this.#controller?.abort(reason);
   }
@@ -266,33 +272,5 @@ class ReleaseCall implements ReplyObserver<ReleaseReply> {
       );
     }
     for (const callback of this.waiting) callback(error);
-  }
-}
-
-/** A lease as the watchdog sees it. */
-class LeaseRenewal implements RenewEntry {
-  readonly kind: RenewKind;
-  readonly key: string;
-  readonly field: string;
-  deadline = Infinity;
-  readonly #lease: HeldLease;
-
-  constructor(lease: HeldLease, expiry: Extract<Expiry, { type: 'watchdog' }>) {
-    this.#lease = lease;
-    this.kind = expiry.renewKind;
-    this.key = expiry.key;
-    this.field = expiry.field;
-  }
-
-  renewed(): void {
-    this.#lease.renewed();
-  }
-
-  renewFailed(error: unknown): void {
-    this.#lease.renewFailed(error);
-  }
-
-  lost(reason: 'not-held' | 'unconfirmed'): void {
-    this.#lease.lose(reason);
   }
 }

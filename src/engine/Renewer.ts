@@ -5,24 +5,27 @@ import type { StoreConnection } from '../store/Store.js';
 /** How holds of one kind are renewed together: one script call renews a batch of them. */
 export interface RenewKind {
   readonly script: Script<readonly number[]>;
-  /** Keys and arguments for one call renewing `entries` to `ttlMs`. The reply has one 1 (renewed) or 0 (gone) per entry. */
-  pack(entries: readonly RenewEntry[], ttlMs: number): { keys: string[]; args: (string | number)[] };
+  /** Keys and arguments for one call renewing `targets` to `ttlMs`. The reply has one 1 (renewed) or 0 (gone) per target. */
+  pack(targets: readonly RenewTarget[], ttlMs: number): { keys: string[]; args: (string | number)[] };
+}
+
+/** What renewing one hold takes: its kind, its main key (batches are grouped by its cluster slot) and the kind-specific field (the owner's, for a lock). */
+export interface RenewTarget {
+  readonly renewKind: RenewKind;
+  readonly key: string;
+  readonly field: string;
 }
 
 /** One watchdog-renewed hold, as the renewer sees it. */
 export interface RenewEntry {
-  readonly kind: RenewKind;
-  /** The main key: batches are grouped by its cluster slot. */
-  readonly key: string;
-  /** Kind-specific data `pack` reads (the owner's field, for a lock). */
-  readonly field: string;
+  readonly renewTarget: RenewTarget;
   /** The latest time this hold is still known to be held; the renewer moves it forward. */
-  deadline: number;
+  heldUntil: number;
   renewed(): void;
   /** A renewal failed, but the deadline still allows retries. */
   renewFailed(error: unknown): void;
   /** The hold is gone (`not-held`) or could not be confirmed in time (`unconfirmed`). The renewer has dropped it. */
-  lost(reason: 'not-held' | 'unconfirmed'): void;
+  lose(reason: 'not-held' | 'unconfirmed'): void;
 }
 
 export interface RenewerSettings {
@@ -59,12 +62,12 @@ export class Renewer {
 
   /** Starts renewing a hold whose granting command was sent at `sentAt`. */
   add(entry: RenewEntry, sentAt: number): void {
-    entry.deadline = sentAt + this.#settings.ttlMs - this.#settings.driftMs;
+    entry.heldUntil = sentAt + this.#settings.ttlMs - this.#settings.driftMs;
     this.#entries.add(entry);
     if (this.#tick === undefined) this.#startTicking();
-    this.#armWatch(entry.deadline);
+    this.#armWatch(entry.heldUntil);
     // The grant took over a third of the TTL to arrive (slow Redis): the next tick could come too late to renew in time.
-    if (entry.deadline - this.#scheduler.now() < (2 * this.#settings.ttlMs) / 3) this.#send([entry]);
+    if (entry.heldUntil - this.#scheduler.now() < (2 * this.#settings.ttlMs) / 3) this.#send([entry]);
   }
 
   // The timers are not stopped here: holds come and go many times a second, and a tick or sweep that
@@ -99,7 +102,8 @@ export class Renewer {
   #renew(entries: readonly RenewEntry[]): void {
     const groups = new Map<string, RenewEntry[]>();
     for (const entry of entries) {
-      const group = `${entry.kind.script.sha1}/${this.#connection.slotOf(entry.key)}`;
+      const { renewKind, key } = entry.renewTarget;
+      const group = `${renewKind.script.sha1}/${this.#connection.slotOf(key)}`;
       let members = groups.get(group);
       if (members === undefined) groups.set(group, (members = []));
       members.push(entry);
@@ -115,17 +119,21 @@ export class Renewer {
     if (first === undefined) return;
     const { ttlMs, driftMs } = this.#settings;
     const sentAt = this.#scheduler.now();
-    const { keys, args } = first.kind.pack(batch, ttlMs);
-    this.#connection.run(first.kind.script, keys, args).subscribe({
+    const { renewKind } = first.renewTarget;
+    const { keys, args } = renewKind.pack(
+      batch.map((entry) => entry.renewTarget),
+      ttlMs,
+    );
+    this.#connection.run(renewKind.script, keys, args).subscribe({
       next: (results) => {
         batch.forEach((entry, index) => {
           if (!this.#entries.has(entry)) return;
           if (results[index] === 1) {
-            entry.deadline = Math.max(entry.deadline, sentAt + ttlMs - driftMs);
+            entry.heldUntil = Math.max(entry.heldUntil, sentAt + ttlMs - driftMs);
             entry.renewed();
           } else {
             this.remove(entry);
-            entry.lost('not-held');
+            entry.lose('not-held');
           }
         });
       },
@@ -152,11 +160,11 @@ export class Renewer {
     const now = this.#scheduler.now();
     let next = Infinity;
     for (const entry of [...this.#entries]) {
-      if (entry.deadline <= now) {
+      if (entry.heldUntil <= now) {
         this.remove(entry);
-        entry.lost('unconfirmed');
-      } else if (entry.deadline < next) {
-        next = entry.deadline;
+        entry.lose('unconfirmed');
+      } else if (entry.heldUntil < next) {
+        next = entry.heldUntil;
       }
     }
     if (next !== Infinity && this.#entries.size > 0) this.#armWatch(next);

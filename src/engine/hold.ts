@@ -3,7 +3,7 @@ import { ClientClosedError } from '../errors/ClientClosedError.js';
 import type { LockLostError } from '../errors/LockLostError.js';
 import { acquire, type AcquireSpec } from './acquisition.js';
 import { driftFor, type Closable, type Tracked } from './ClientCore.js';
-import { HeldLease, type HoldSpec } from './HeldLease.js';
+import { HeldLease, type HoldSpec, type LossListener } from './HeldLease.js';
 
 /** What a primitive adds, once granted, to turn its grant into a held lease. */
 export type GrantToHold<G> = (grant: G, sentAt: number, startedAt: number) => HoldSpec;
@@ -46,7 +46,7 @@ const NOTHING = (): void => undefined;
  * A hold from its first attempt to its end: one object, as holds are the hot path. Once granted it forgets
  * everything acquiring needed, so that a held lease keeps as little memory as possible.
  */
-class PendingHold<G> implements Closable, Unsubscribable {
+class PendingHold<G> implements Closable, Unsubscribable, LossListener {
   cancelAcquisition: () => void = NOTHING;
   readonly #name: string;
   readonly #sink: HoldSink;
@@ -80,9 +80,12 @@ class PendingHold<G> implements Closable, Unsubscribable {
     this.#toHold = undefined;
     this.#holdSpec = undefined;
     if (holdSpec === undefined) return;
-    const sink = this.#sink;
-    this.#lease = new HeldLease(holdSpec, sentAt, this.#startedAt, (error: LockLostError) => sink.error(error));
-    sink.next(this.#lease);
+    this.#lease = new HeldLease(holdSpec, sentAt, this.#startedAt, this);
+    this.#sink.next(this.#lease);
+  }
+
+  lost(error: LockLostError): void {
+    this.#sink.error(error);
   }
 
   trusted(grant: G, sentAt: number): boolean {

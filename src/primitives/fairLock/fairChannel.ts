@@ -5,8 +5,7 @@ import type { Wake, WakePolicy } from '../../engine/WakeHub.js';
 import { lockKeys } from '../lock/lockKeys.js';
 import { lockRenewKind } from '../lock/renewScript.js';
 import { fairArgv, GRANT_MESSAGE_PREFIX } from './fairQueue.js';
-import type { FairLockKeys } from './fairLockKeys.js';
-import { waiterChannel } from './fairLockKeys.js';
+import { fairLockKeys, waiterChannel, type FairLockKeys } from './fairLockKeys.js';
 import type { FairWaiter } from './fairWaiter.js';
 import { fairLockLeaveScript } from './leaveScript.js';
 
@@ -24,7 +23,8 @@ const WAKE_ONE: Wake = { wake: 'count', count: 1 };
  */
 export class FairChannel {
   readonly core: ClientCore;
-  readonly keys: FairLockKeys;
+  /** The lock hash's key, which is the lock's full name: the other keys come from the cache when needed, not kept per owner. */
+  readonly lockKey: string;
   readonly owner: string;
   readonly field: string;
   readonly channel: string;
@@ -32,7 +32,8 @@ export class FairChannel {
   readonly pooled: boolean;
   /** The watchdog expiry of this owner's holds. */
   readonly watchdog: Expiry;
-  readonly waiters: FairWaiter[] = [];
+  /** Replaced by a one-element array when the first waiter comes: a pushed-to empty array grows to 17 slots. */
+  waiters: FairWaiter[] = [];
   /**
    * How a message on the channel wakes local waiters: a hand-off goes to the acquisition it names (any
    * others of the owner re-enter with an attempt); Redisson's `0` means "the lock is yours to take". The
@@ -43,13 +44,17 @@ export class FairChannel {
 
   constructor(core: ClientCore, keys: FairLockKeys, owner: string, pooled: boolean) {
     this.core = core;
-    this.keys = keys;
+    this.lockKey = keys.lock;
     this.owner = owner;
     this.field = `${core.clientId}:${owner}`;
     this.channel = waiterChannel(keys, this.field);
     this.pooled = pooled;
     this.watchdog = { type: 'watchdog', renewKind: FAIR_RENEW_KIND, key: keys.lock, field: this.field };
     this.policy = (message) => dispatch(this, message);
+  }
+
+  get keys(): FairLockKeys {
+    return fairLockKeys(this.lockKey);
   }
 }
 
@@ -86,7 +91,8 @@ export function listen(core: ClientCore, keys: FairLockKeys, owner: string, wait
     fair = registry.get(channel);
     if (fair === undefined) registry.set(channel, (fair = new FairChannel(core, keys, owner, false)));
   }
-  fair.waiters.push(waiter);
+  if (fair.waiters.length === 0) fair.waiters = [waiter];
+  else fair.waiters.push(waiter);
   return fair;
 }
 

@@ -5,15 +5,16 @@ import type { Expiry, HeldLease, HoldSpec, ReleaseReply } from '../../engine/Hel
 import { startHold } from '../../engine/hold.js';
 import type { Lease } from '../../engine/Lease.js';
 import { fire, type Command } from '../../engine/send.js';
+import type { Script } from '../../store/Script.js';
 import type { ScriptCall } from '../../store/Store.js';
+import type { WakePolicy } from '../../engine/WakeHub.js';
 import { callSite } from '../../util/describeValue.js';
 import { abortable } from '../abortable.js';
 import { checkLockOptions, type LockOptions } from '../lock/lock.js';
 import { contextOwner } from '../reentrancy.js';
-import type { FairAttempt } from './acquireScript.js';
 import { listen, stopListening, type FairChannel } from './fairChannel.js';
 import { fairLockKeys } from './fairLockKeys.js';
-import { fairArgv, withoutPlace } from './fairQueue.js';
+import { fairArgv } from './fairQueue.js';
 import { FairWaiter } from './fairWaiter.js';
 import { fairLockLeaveScript } from './leaveScript.js';
 import { returnOwner, takeOwner } from './ownerPool.js';
@@ -54,8 +55,9 @@ export function fairLock$(core: ClientCore, name: string, options?: FairLockOpti
 
 /**
  * One subscription to a fair lock, from its first attempt to its release: what the engine needs to acquire
- * it (`AcquireSpec`) and to hold it (`HoldSpec`), and the subscription's teardown. One object and two
- * script calls per acquisition, built once: acquisitions are the hot path.
+ * it (`AcquireSpec`) and to hold it (`HoldSpec`), and the subscription's teardown. It lives as long as the
+ * hold, so it keeps only the few strings of its own (hold id, wait id): script arguments are built when sent,
+ * and the keys come from the per-name cache.
  */
 class FairAcquisition implements AcquireSpec<number>, HoldSpec, Unsubscribable {
   readonly core: ClientCore;
@@ -63,21 +65,17 @@ class FairAcquisition implements AcquireSpec<number>, HoldSpec, Unsubscribable {
   readonly kind = 'fairLock';
   readonly owner: string;
   readonly waitMs: number | undefined;
-  readonly channel: string;
-  readonly policy: AcquireSpec<number>['policy'];
   readonly graceMs = CHANNEL_GRACE_MS;
   readonly expiry: Expiry;
   token: number | undefined;
+  readonly #leaseMs: number | undefined;
   readonly #fencing: boolean;
   readonly #fair: FairChannel;
   /** Whether the owner came from the pool (and goes back there at the end). */
   readonly #pooled: boolean;
+  /** Every hold has its own id, even an owner's that never re-enters: pooled owners are reused at once. */
+  readonly #holdId: string;
   readonly #waiter: FairWaiter;
-  /** The attempt as the engine sends it, again and again: the acquire script as this waiter parses it. */
-  readonly #attempt: ScriptCall<FairAttempt>;
-  /** The scripts' arguments without a place in line (release, leave); the attempt's when it never waits. */
-  #plainArgs: readonly (string | number)[] | undefined;
-  #release: ScriptCall<ReleaseReply> | undefined;
   #hold: Unsubscribable | undefined;
   #granted = false;
   /** An attempt may have put this acquisition in the line, and no leave was sent after it. */
@@ -88,38 +86,32 @@ class FairAcquisition implements AcquireSpec<number>, HoldSpec, Unsubscribable {
     const keys = fairLockKeys(core.keyPrefix + name);
     const chosen = options.owner ?? contextOwner(core, keys.lock);
     const pooled = chosen === undefined ? takeOwner(core, keys) : undefined;
-    this.#waiter = new FairWaiter(core.newOwner());
+    // One random id names both the wait and the hold (with the client id): fewer strings kept per hold.
+    const id = core.newOwner();
+    this.#waiter = new FairWaiter(id);
     const fair = listen(core, keys, chosen ?? pooled?.owner ?? '', this.#waiter, pooled);
     this.core = core;
     this.name = name;
     this.owner = fair.owner;
     this.waitMs = waitMs;
-    this.channel = fair.channel;
-    this.policy = fair.policy;
     this.expiry = leaseMs === undefined ? fair.watchdog : { type: 'fixed', ms: leaseMs };
+    this.#leaseMs = leaseMs;
     this.#fencing = fencing;
     this.#fair = fair;
     this.#pooled = pooled !== undefined;
-    const args = fairArgv({
-      leaseMs: leaseMs ?? core.settings.watchdogTimeoutMs,
-      field: fair.field,
-      // Every hold has its own id, even an owner's that never re-enters: pooled owners are reused at once.
-      holdId: `${core.clientId}:${core.newOwner()}`,
-      waitId: this.#waiter.waitId,
-      fencing,
-      enqueue: waitMs !== 0,
-      waiterTimeoutMs: core.settings.fairLockWaiterTimeoutMs,
-      publishCommand: core.connection.publishCommand,
-      channelPrefix: keys.channelPrefix,
-      // With replica acknowledgements, a grant must come from the waiter's own (acknowledged) attempt.
-      direct: core.settings.replicas === 0,
-    });
-    if (waitMs === 0) this.#plainArgs = args;
-    this.#attempt = { script: this.#waiter, keys: keys.list, args };
+    this.#holdId = `${core.clientId}:${id}`;
+  }
+
+  get channel(): string {
+    return this.#fair.channel;
+  }
+
+  get policy(): WakePolicy {
+    return this.#fair.policy;
   }
 
   start(subscriber: Subscriber<HeldLease>): Unsubscribable {
-    this.#hold = startHold(this, this.#toHold, subscriber);
+    this.#hold = startHold(this, (token) => this.#toHold(token), subscriber);
     return this;
   }
 
@@ -140,31 +132,47 @@ class FairAcquisition implements AcquireSpec<number>, HoldSpec, Unsubscribable {
     if (handed !== undefined) return of<AttemptReply<number>>({ granted: true, grant: handed.token, sentAt: handed.sentAt });
     if (this.waitMs !== 0) this.#mayBeQueued = true;
     this.#waiter.sending(now);
-    return this.#attempt;
+    return this.#call(this.#waiter, this.waitMs !== 0);
   }
 
   /** A grant nobody will use (or an attempt of unknown outcome) is given back; the place in line is kept while the wait goes on. */
   compensate(settled?: (known: boolean) => void): void {
-    fire(this.core, { script: fairLockLeaveScript, keys: this.#attempt.keys, args: this.#attempt.args }, settled);
+    fire(this.core, this.#call(fairLockLeaveScript, this.waitMs !== 0), settled);
   }
 
   /** Giving up leaves the line. */
   abandon(): void {
     this.#mayBeQueued = false;
-    fire(this.core, { script: fairLockLeaveScript, keys: this.#attempt.keys, args: this.#argsWithoutPlace() });
+    fire(this.core, this.#call(fairLockLeaveScript, false));
   }
 
   release(): Command<ReleaseReply> {
-    return (this.#release ??= { script: fairLockReleaseScript, keys: this.#attempt.keys, args: this.#argsWithoutPlace() });
+    return this.#call(fairLockReleaseScript, false);
   }
 
-  readonly #toHold = (token: number): HoldSpec => {
+  #toHold(token: number): HoldSpec {
     this.#granted = true;
     this.token = this.#fencing ? token : undefined;
     return this;
-  };
+  }
 
-  #argsWithoutPlace(): readonly (string | number)[] {
-    return (this.#plainArgs ??= withoutPlace(this.#attempt.args));
+  /** A call of one of the fair lock's scripts as this acquisition; `enqueue`: take a place in line if refused. */
+  #call<R>(script: Script<R>, enqueue: boolean): ScriptCall<R> {
+    const { core } = this;
+    const keys = this.#fair.keys;
+    const args = fairArgv({
+      leaseMs: this.#leaseMs ?? core.settings.watchdogTimeoutMs,
+      field: this.#fair.field,
+      holdId: this.#holdId,
+      waitId: this.#waiter.waitId,
+      fencing: this.#fencing,
+      enqueue,
+      waiterTimeoutMs: core.settings.fairLockWaiterTimeoutMs,
+      publishCommand: core.connection.publishCommand,
+      channelPrefix: keys.channelPrefix,
+      // With replica acknowledgements, a grant must come from the waiter's own (acknowledged) attempt.
+      direct: core.settings.replicas === 0,
+    });
+    return { script, keys: keys.list, args };
   }
 }

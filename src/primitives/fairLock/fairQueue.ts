@@ -218,15 +218,6 @@ export function fairArgv(args: FairArgs): (string | number)[] {
   return [args.leaseMs, args.field, args.holdId, args.waitId, flags, args.waiterTimeoutMs, args.channelPrefix];
 }
 
-/** `argv` from `fairArgv` without a place in line (for a release or a leave). */
-export function withoutPlace(argv: readonly (string | number)[]): (string | number)[] {
-  const copy = [...argv];
-  copy[FLAGS_ARG] = String(copy[FLAGS_ARG]).replace('q', '');
-  return copy;
-}
-
-const FLAGS_ARG = 4;
-
 /**
  * The memory twin of `FAIR_LUA_FUNCTIONS`: construct it where the Lua script starts. Reading a key through
  * `key(i)` (or its getter) is the twin of `on(i, ...)`: a key of another type fails the script there. With

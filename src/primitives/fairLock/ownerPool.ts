@@ -69,5 +69,5 @@ export function takeOwner(core: ClientCore, keys: FairLockKeys): FairChannel {
 
 /** Gives an owner from `takeOwner` back when its acquisition (and hold) ended. */
 export function returnOwner(owner: FairChannel): void {
-  poolOf(owner.core).give(owner.keys.lock, owner);
+  poolOf(owner.core).give(owner.lockKey, owner);
 }
