@@ -1,10 +1,12 @@
 import type { ClientCore } from '../../engine/ClientCore.js';
 import type { Expiry } from '../../engine/HeldLease.js';
 import { fire } from '../../engine/send.js';
+import type { Script } from '../../store/Script.js';
+import type { ScriptCall } from '../../store/Store.js';
 import type { Wake, WakePolicy } from '../../engine/WakeHub.js';
 import { lockKeys } from '../lock/lockKeys.js';
 import { lockRenewKind } from '../lock/renewScript.js';
-import { fairArgv, GRANT_MESSAGE_PREFIX } from './fairQueue.js';
+import { fairArgv, GRANT_MESSAGE_PREFIX, type FairArgs } from './fairQueue.js';
 import { fairLockKeys, waiterChannel, type FairLockKeys } from './fairLockKeys.js';
 import type { FairWaiter } from './fairWaiter.js';
 import { fairLockLeaveScript } from './leaveScript.js';
@@ -56,7 +58,26 @@ export class FairChannel {
   get keys(): FairLockKeys {
     return fairLockKeys(this.lockKey);
   }
+
+  /** A call of one of the fair lock's scripts by this owner: the owner's and the client's parts of `fairArgv`, plus the hold's. */
+  call<R>(script: Script<R>, hold: FairHoldArgs): ScriptCall<R> {
+    const { core } = this;
+    const keys = this.keys;
+    const args = fairArgv({
+      ...hold,
+      field: this.field,
+      waiterTimeoutMs: core.settings.fairLockWaiterTimeoutMs,
+      publishCommand: core.connection.publishCommand,
+      channelPrefix: keys.channelPrefix,
+      // With replica acknowledgements, a grant must come from the waiter's own (acknowledged) attempt.
+      direct: core.settings.replicas === 0,
+    });
+    return { script, keys: keys.list, args };
+  }
 }
+
+/** What one hold adds to a fair lock script's arguments. */
+export type FairHoldArgs = Pick<FairArgs, 'leaseMs' | 'holdId' | 'waitId' | 'fencing' | 'enqueue'>;
 
 const registries = new WeakMap<ClientCore, Map<string, FairChannel>>();
 
@@ -126,18 +147,5 @@ function findWaiter(waiters: readonly FairWaiter[], waitId: string | undefined):
 
 /** A hand-off reached an acquisition that is over (its leave was lost): release it, which hands the lock on. */
 function giveBack(fair: FairChannel, holdId: string): void {
-  const { core, keys } = fair;
-  const args = fairArgv({
-    leaseMs: 0,
-    field: fair.field,
-    holdId,
-    waitId: '',
-    fencing: false,
-    enqueue: true,
-    waiterTimeoutMs: core.settings.fairLockWaiterTimeoutMs,
-    publishCommand: core.connection.publishCommand,
-    channelPrefix: keys.channelPrefix,
-    direct: core.settings.replicas === 0,
-  });
-  fire(core, { script: fairLockLeaveScript, keys: keys.list, args });
+  fire(fair.core, fair.call(fairLockLeaveScript, { leaseMs: 0, holdId, waitId: '', fencing: false, enqueue: true }));
 }

@@ -14,7 +14,6 @@ import { checkLockOptions, type LockOptions } from '../lock/lock.js';
 import { contextOwner } from '../reentrancy.js';
 import { listen, stopListening, type FairChannel } from './fairChannel.js';
 import { fairLockKeys } from './fairLockKeys.js';
-import { fairArgv } from './fairQueue.js';
 import { FairWaiter } from './fairWaiter.js';
 import { fairLockLeaveScript } from './leaveScript.js';
 import { returnOwner, takeOwner } from './ownerPool.js';
@@ -158,21 +157,12 @@ class FairAcquisition implements AcquireSpec<number>, HoldSpec, Unsubscribable {
 
   /** A call of one of the fair lock's scripts as this acquisition; `enqueue`: take a place in line if refused. */
   #call<R>(script: Script<R>, enqueue: boolean): ScriptCall<R> {
-    const { core } = this;
-    const keys = this.#fair.keys;
-    const args = fairArgv({
-      leaseMs: this.#leaseMs ?? core.settings.watchdogTimeoutMs,
-      field: this.#fair.field,
+    return this.#fair.call(script, {
+      leaseMs: this.#leaseMs ?? this.core.settings.watchdogTimeoutMs,
       holdId: this.#holdId,
       waitId: this.#waiter.waitId,
       fencing: this.#fencing,
       enqueue,
-      waiterTimeoutMs: core.settings.fairLockWaiterTimeoutMs,
-      publishCommand: core.connection.publishCommand,
-      channelPrefix: keys.channelPrefix,
-      // With replica acknowledgements, a grant must come from the waiter's own (acknowledged) attempt.
-      direct: core.settings.replicas === 0,
     });
-    return { script, keys: keys.list, args };
   }
 }
