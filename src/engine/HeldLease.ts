@@ -42,10 +42,7 @@ type Outcome = { readonly done: false; readonly waiting: ((error: unknown) => vo
  * which is safe because a release that finds nothing of this owner's changes nothing.
  */
 export class HeldLease implements Lease, RenewEntry {
-  readonly name: string;
-  readonly owner: string;
   readonly acquiredAt: number;
-  readonly token: number | undefined;
   /** @internal The renewer's (watchdog) or the fixed lease's deadline; Infinity without expiry. */
   heldUntil = Infinity;
   readonly #spec: HoldSpec;
@@ -62,9 +59,6 @@ export class HeldLease implements Lease, RenewEntry {
     const { core, expiry } = spec;
     this.#spec = spec;
     this.#onLost = onLost;
-    this.name = spec.name;
-    this.owner = spec.owner;
-    this.token = spec.token;
     this.acquiredAt = core.scheduler.now();
     this.#tracked = core.track(this);
     if (expiry.type === 'watchdog') {
@@ -84,6 +78,19 @@ export class HeldLease implements Lease, RenewEntry {
         token: this.token,
       });
     }
+  }
+
+  // Read from the spec rather than copied: a held lease keeps as few fields as it can.
+  get name(): string {
+    return this.#spec.name;
+  }
+
+  get owner(): string {
+    return this.#spec.owner;
+  }
+
+  get token(): number | undefined {
+    return this.#spec.token;
   }
 
   get deadline(): number {

@@ -61,10 +61,8 @@ export function fairLock$(core: ClientCore, name: string, options?: FairLockOpti
 class FairAcquisition implements AcquireSpec<number>, HoldSpec, Unsubscribable {
   readonly core: ClientCore;
   readonly name: string;
-  readonly kind = 'fairLock';
   readonly owner: string;
   readonly waitMs: number | undefined;
-  readonly graceMs = CHANNEL_GRACE_MS;
   readonly expiry: Expiry;
   token: number | undefined;
   readonly #leaseMs: number | undefined;
@@ -72,8 +70,7 @@ class FairAcquisition implements AcquireSpec<number>, HoldSpec, Unsubscribable {
   readonly #fair: FairChannel;
   /** Whether the owner came from the pool (and goes back there at the end). */
   readonly #pooled: boolean;
-  /** Every hold has its own id, even an owner's that never re-enters: pooled owners are reused at once. */
-  readonly #holdId: string;
+  /** Its id names the wait, and with the client id the hold: every hold has its own id, even an owner's that never re-enters, as pooled owners are reused at once. */
   readonly #waiter: FairWaiter;
   #hold: Unsubscribable | undefined;
   #granted = false;
@@ -85,9 +82,7 @@ class FairAcquisition implements AcquireSpec<number>, HoldSpec, Unsubscribable {
     const keys = fairLockKeys(core.keyPrefix + name);
     const chosen = options.owner ?? contextOwner(core, keys.lock);
     const pooled = chosen === undefined ? takeOwner(core, keys) : undefined;
-    // One random id names both the wait and the hold (with the client id): fewer strings kept per hold.
-    const id = core.newOwner();
-    this.#waiter = new FairWaiter(id);
+    this.#waiter = new FairWaiter(core.newOwner());
     const fair = listen(core, keys, chosen ?? pooled?.owner ?? '', this.#waiter, pooled);
     this.core = core;
     this.name = name;
@@ -98,7 +93,14 @@ class FairAcquisition implements AcquireSpec<number>, HoldSpec, Unsubscribable {
     this.#fencing = fencing;
     this.#fair = fair;
     this.#pooled = pooled !== undefined;
-    this.#holdId = `${core.clientId}:${id}`;
+  }
+
+  get kind(): 'fairLock' {
+    return 'fairLock';
+  }
+
+  get graceMs(): number {
+    return CHANNEL_GRACE_MS;
   }
 
   get channel(): string {
@@ -159,7 +161,7 @@ class FairAcquisition implements AcquireSpec<number>, HoldSpec, Unsubscribable {
   #call<R>(script: Script<R>, enqueue: boolean): ScriptCall<R> {
     return this.#fair.call(script, {
       leaseMs: this.#leaseMs ?? this.core.settings.watchdogTimeoutMs,
-      holdId: this.#holdId,
+      holdId: `${this.core.clientId}:${this.#waiter.waitId}`,
       waitId: this.#waiter.waitId,
       fencing: this.#fencing,
       enqueue,

@@ -4,6 +4,7 @@ import type { AcquireSpec, AttemptReply } from '../../engine/acquisition.js';
 import type { Expiry, HeldLease, HoldSpec, ReleaseReply } from '../../engine/HeldLease.js';
 import { hold$, type GrantToHold } from '../../engine/hold.js';
 import { fire } from '../../engine/send.js';
+import type { RenewKind, RenewTarget } from '../../engine/Renewer.js';
 import type { WakePolicy } from '../../engine/WakeHub.js';
 import type { ScriptCall } from '../../store/Store.js';
 import type { Lease } from '../../engine/Lease.js';
@@ -167,11 +168,7 @@ class LockAcquireSpec implements AcquireSpec<number> {
   }
 
   toHold(token: number): HoldSpec {
-    const expiry: Expiry =
-      this.#leaseMs === undefined
-        ? { type: 'watchdog', renewKind: LOCK_RENEW_KIND, key: this.#keys.lock, field: this.#field }
-        : { type: 'fixed', ms: this.#leaseMs };
-    return new LockHold(this.core, this.name, this.owner, this.#fencing ? token : undefined, expiry, this.#field, this.#holdId);
+    return new LockHold(this.core, this.name, this.owner, this.#fencing ? token : undefined, this.#leaseMs, this.#field, this.#holdId);
   }
 }
 
@@ -209,29 +206,53 @@ function lockReleaseCall(core: ClientCore, keys: LockKeys, field: string, holdId
 
 /**
  * A granted `lock$` hold: only what renewing and releasing it needs. Its release command is built when it is
- * sent, from the (cached) keys of the name, so that a held lock keeps no key strings but its own name.
+ * sent, from the (cached) keys of the name, so that a held lock keeps no key strings but its own name. Under
+ * the watchdog it is its own `Expiry` (no object per hold).
  */
-class LockHold implements HoldSpec {
-  readonly kind = 'lock';
+class LockHold implements HoldSpec, RenewTarget {
   readonly core: ClientCore;
   readonly name: string;
   readonly owner: string;
   readonly token: number | undefined;
   readonly expiry: Expiry;
-  readonly #field: string;
+  readonly field: string;
   readonly #holdId: string | undefined;
 
-  constructor(core: ClientCore, name: string, owner: string, token: number | undefined, expiry: Expiry, field: string, holdId: string | undefined) {
+  constructor(
+    core: ClientCore,
+    name: string,
+    owner: string,
+    token: number | undefined,
+    leaseMs: number | undefined,
+    field: string,
+    holdId: string | undefined,
+  ) {
     this.core = core;
     this.name = name;
     this.owner = owner;
     this.token = token;
-    this.expiry = expiry;
-    this.#field = field;
+    this.expiry = leaseMs === undefined ? this : { type: 'fixed', ms: leaseMs };
+    this.field = field;
     this.#holdId = holdId;
   }
 
+  get kind(): 'lock' {
+    return 'lock';
+  }
+
+  get type(): 'watchdog' {
+    return 'watchdog';
+  }
+
+  get renewKind(): RenewKind {
+    return LOCK_RENEW_KIND;
+  }
+
+  get key(): string {
+    return this.core.keyPrefix + this.name;
+  }
+
   release(): ScriptCall<ReleaseReply> {
-    return lockReleaseCall(this.core, lockKeys(this.core.keyPrefix + this.name), this.#field, this.#holdId);
+    return lockReleaseCall(this.core, lockKeys(this.key), this.field, this.#holdId);
   }
 }
