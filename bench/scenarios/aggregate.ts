@@ -20,6 +20,7 @@ export interface ContenderFigures {
   /** Jain's index of the per-worker counts of each window; the lowest (worst) window. */
   readonly jain: number | undefined;
   readonly jainByRound: number[];
+  /** Commands sent during the cycles (acquire → release) that started in the window, per such cycle. */
   readonly commandsPerAcquisition: number | undefined;
   readonly subscriptionCommandsPerAcquisition: number | undefined;
   /** CPU µs of the bench process per acquisition (all workers; the same bookkeeping for every contender). */
@@ -36,6 +37,7 @@ export interface ContenderFigures {
 export function aggregate(id: string, label: string, windows: readonly WindowResult[]): ContenderFigures {
   const sum = (pick: (window: WindowResult) => number): number => windows.reduce((total, window) => total + pick(window), 0);
   const acquisitions = sum((w) => w.acquisitions);
+  const cycles = sum((w) => w.cycles);
   const successions = sum((w) => w.successions);
   const elapsedMs = sum((w) => w.elapsedMs);
   const jainByRound = windows.map((w) => jainIndex(w.perWorker)).filter((j): j is number => j !== undefined);
@@ -52,8 +54,8 @@ export function aggregate(id: string, label: string, windows: readonly WindowRes
     switchGap: summarize(merged(windows.map((w) => w.switchGap))),
     jain: jainByRound.length > 0 ? Math.min(...jainByRound) : undefined,
     jainByRound,
-    commandsPerAcquisition: acquisitions > 0 ? sum((w) => w.commands) / acquisitions : undefined,
-    subscriptionCommandsPerAcquisition: acquisitions > 0 ? sum((w) => w.subscriptionCommands) / acquisitions : undefined,
+    commandsPerAcquisition: cycles > 0 ? sum((w) => w.commands) / cycles : undefined,
+    subscriptionCommandsPerAcquisition: cycles > 0 ? sum((w) => w.subscriptionCommands) / cycles : undefined,
     clientCpuPerAcquisitionUs: acquisitions > 0 ? sum((w) => w.clientCpuUs) / acquisitions : undefined,
     redisCpuPerAcquisitionUs: acquisitions > 0 ? sum((w) => w.redisCpuUs) / acquisitions : undefined,
     overlaps: sum((w) => w.overlaps),

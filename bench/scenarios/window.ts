@@ -34,6 +34,9 @@ export interface WindowResult {
   readonly newOwnerWait: Histogram;
   /** From the previous holder's release call to the next owner holding. */
   readonly switchGap: Histogram;
+  /** Cycles (acquire → hold → release) that started while the window was open and ran to their end. */
+  readonly cycles: number;
+  /** Commands the workers' connections sent during those cycles. */
   readonly commands: number;
   /** SUBSCRIBE, UNSUBSCRIBE and their sharded forms, included in `commands`. */
   readonly subscriptionCommands: number;
@@ -50,6 +53,14 @@ export interface WindowResult {
   readonly stuck: number;
 }
 
+/**
+ * The workers loop this long before the window opens (half the window at most), so that the window sees
+ * them in their steady state: not the burst of first attempts (and subscriptions) of all workers starting at
+ * once, which a window that starts the workers counts and a service that runs for hours does not see.
+ * Work in flight at the window's start and at its end then balances out.
+ */
+const LEAD_IN_MS = 500;
+
 interface KeyState {
   lastOwner: number | undefined;
   releasedAt: number | undefined;
@@ -57,15 +68,16 @@ interface KeyState {
 
 export async function runWindow(plan: WindowPlan): Promise<WindowResult> {
   const { server, contender, workers: count, keyOf, holdMs } = plan;
-  const tally = new CommandTally();
+  // One tally per worker (its connections and those it duplicates), so that each cycle's commands are its own.
+  const tallies = Array.from({ length: count }, () => new CommandTally());
   const connections: Redis[] = [];
-  const connect = (): Redis => {
-    const redis = tally.attach(server.connect());
+  const connectFor = (index: number) => (): Redis => {
+    const redis = tallies[index]!.attach(server.connect());
     connections.push(redis);
     return redis;
   };
   const workers: LockWorker[] = [];
-  for (let index = 0; index < count; index++) workers.push(await contender.open({ key: keyOf(index), connect }));
+  for (let index = 0; index < count; index++) workers.push(await contender.open({ key: keyOf(index), connect: connectFor(index) }));
   // Warm-up: every worker connects, loads its scripts and takes the lock once. A failure shows in `firstError`.
   let warmUpError: string | undefined;
   await Promise.all(
@@ -87,22 +99,30 @@ export async function runWindow(plan: WindowPlan): Promise<WindowResult> {
   const newOwnerWait = latencyHistogram();
   const switchGap = latencyHistogram();
   let acquisitions = 0;
+  let cycles = 0;
+  let cycleCommands = 0;
+  let cycleSubscriptionCommands = 0;
   let successions = 0;
   let ownerChanges = 0;
   let timeouts = 0;
   let errors = 0;
   let firstError: string | undefined = warmUpError;
-  let open = true;
-  // Read through a function: the loops must see the value at the time of reading, not a narrowed one.
+  let running = true;
+  let open = false;
+  // Read through functions: the loops must see the values at the time of reading, not narrowed ones.
+  const isRunning = (): boolean => running;
   const isOpen = (): boolean => open;
 
-  const record = (index: number, key: string, startedAt: number, at: number): void => {
-    acquisitions++;
-    perWorker[index]!++;
-    recordMs(acquireLatency, at - startedAt);
+  // Who held each key last is followed from the lead-in on; only acquisitions inside the window are counted.
+  const record = (index: number, key: string, startedAt: number, at: number, counted: boolean): void => {
     let state = keys.get(key);
     if (state === undefined) keys.set(key, (state = { lastOwner: undefined, releasedAt: undefined }));
-    if (state.lastOwner !== undefined) {
+    if (counted) {
+      acquisitions++;
+      perWorker[index]!++;
+      recordMs(acquireLatency, at - startedAt);
+    }
+    if (counted && state.lastOwner !== undefined) {
       successions++;
       if (state.lastOwner !== index) {
         ownerChanges++;
@@ -117,7 +137,11 @@ export async function runWindow(plan: WindowPlan): Promise<WindowResult> {
   const loop = async (index: number): Promise<void> => {
     const worker = workers[index]!;
     const key = keyOf(index);
-    while (isOpen()) {
+    const tally = tallies[index]!;
+    while (isRunning()) {
+      const inWindow = isOpen();
+      const sentBefore = tally.total;
+      const subscriptionsBefore = subscriptionCommands(tally);
       const startedAt = performance.now();
       waitingSince[index] = startedAt;
       try {
@@ -133,28 +157,35 @@ export async function runWindow(plan: WindowPlan): Promise<WindowResult> {
       const at = performance.now();
       holders.enter(key);
       const counted = isOpen();
-      if (counted) record(index, key, startedAt, at);
+      record(index, key, startedAt, at, counted);
       if (holdMs > 0) await sleep(holdMs);
       holders.leave(key);
       const state = keys.get(key);
-      if (counted && state !== undefined) state.releasedAt = performance.now();
+      if (state !== undefined) state.releasedAt = performance.now();
       try {
         await worker.release();
       } catch (error) {
         if (counted) errors++;
         firstError ??= String(error);
       }
+      if (inWindow) {
+        cycles++;
+        cycleCommands += tally.total - sentBefore;
+        cycleSubscriptionCommands += subscriptionCommands(tally) - subscriptionsBefore;
+      }
     }
   };
 
+  for (const tally of tallies) tally.start();
+  const loops = workers.map((_, index) => loop(index));
+  await sleep(Math.min(LEAD_IN_MS, plan.windowMs / 2));
   const redisCpuStart = await redisCpuSeconds(server);
   const cpuStart = process.cpuUsage();
   const windowStart = performance.now();
-  tally.start();
-  const loops = workers.map((_, index) => loop(index));
+  open = true;
   await sleep(plan.windowMs);
   open = false;
-  tally.stop();
+  running = false;
   const closedAt = performance.now();
   const cpu = process.cpuUsage(cpuStart);
   const redisCpuUs = ((await redisCpuSeconds(server)) - redisCpuStart) * 1e6;
@@ -181,8 +212,9 @@ export async function runWindow(plan: WindowPlan): Promise<WindowResult> {
     acquireLatency,
     newOwnerWait,
     switchGap,
-    commands: tally.total,
-    subscriptionCommands: tally.count('subscribe') + tally.count('unsubscribe') + tally.count('ssubscribe') + tally.count('sunsubscribe'),
+    cycles,
+    commands: cycleCommands,
+    subscriptionCommands: cycleSubscriptionCommands,
     clientCpuUs: cpu.user + cpu.system,
     redisCpuUs,
     overlaps: holders.overlaps,
@@ -191,6 +223,10 @@ export async function runWindow(plan: WindowPlan): Promise<WindowResult> {
     firstError,
     stuck,
   };
+}
+
+function subscriptionCommands(tally: CommandTally): number {
+  return tally.count('subscribe') + tally.count('unsubscribe') + tally.count('ssubscribe') + tally.count('sunsubscribe');
 }
 
 async function redisCpuSeconds(server: BenchServer): Promise<number> {
