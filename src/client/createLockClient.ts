@@ -111,17 +111,23 @@ function createCore(options: LockClientOptions): CoreWithClose {
     track: (closable) => tracked.add(closable),
     untrack: (node) => tracked.delete(node),
     pending() {
-      inFlight++;
+      core.begin();
       let done = false;
       return () => {
         if (done) return;
         done = true;
-        if (--inFlight === 0) {
-          const waiting = drained;
-          drained = [];
-          for (const resolve of waiting) resolve();
-        }
+        core.end();
       };
+    },
+    begin() {
+      inFlight++;
+    },
+    end() {
+      if (--inFlight === 0 && drained.length > 0) {
+        const waiting = drained;
+        drained = [];
+        for (const resolve of waiting) resolve();
+      }
     },
     settled() {
       return inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => drained.push(resolve));

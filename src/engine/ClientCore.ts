@@ -51,8 +51,11 @@ export interface ClientCore {
   untrack(tracked: Tracked): void;
   /** Resolves when every release sent so far has been answered (or has failed). */
   settled(): Promise<void>;
-  /** Counts a release in flight until the returned function is called. */
+  /** Counts a command or release in flight until the returned function is called. */
   pending(): () => void;
+  /** `pending` without a function: each `begin` must be matched by exactly one `end` (commands are the hot path). */
+  begin(): void;
+  end(): void;
 }
 
 /** The safety margin subtracted from a TTL to get a local deadline. */

@@ -33,8 +33,23 @@ export interface LossListener {
   lost(error: LockLostError): void;
 }
 
-/** The outcome of ending a lease: pending, released, or the error. */
-type Outcome = { readonly done: false; readonly waiting: ((error: unknown) => void)[] } | { readonly done: true; readonly error: unknown };
+/** The outcome of ending a lease: hears, now or once it is known, whether it was released (undefined) or the error. */
+interface Outcome {
+  whenDone(callback: (error: unknown) => void): void;
+}
+
+/** An outcome known at once (ending a lease that was lost already). */
+class KnownOutcome implements Outcome {
+  readonly #error: unknown;
+
+  constructor(error: unknown) {
+    this.#error = error;
+  }
+
+  whenDone(callback: (error: unknown) => void): void {
+    callback(this.#error);
+  }
+}
 
 /**
  * A granted hold: the `Lease` users see plus the engine's side of it (renewal, deadline, release).
@@ -178,7 +193,7 @@ export class HeldLease implements Lease, RenewEntry {
   #startRelease(): void {
     if (this.#outcome !== undefined) return;
     if (this.#state === 'lost') {
-      this.#outcome = { done: true, error: new NotLockOwnerError(this.name, this.owner) };
+      this.#outcome = new KnownOutcome(new NotLockOwnerError(this.name, this.owner));
       return;
     }
     this.#stop('released', undefined);
@@ -186,9 +201,8 @@ export class HeldLease implements Lease, RenewEntry {
   }
 
   #whenEnded(callback: (error: unknown) => void): void {
-    const outcome = this.#outcome;
-    if (outcome === undefined || outcome.done) callback(outcome?.error);
-    else outcome.waiting.push(callback);
+    if (this.#outcome === undefined) callback(undefined);
+    else this.#outcome.whenDone(callback);
   }
 
   #stop(state: State, reason: unknown): void {
@@ -203,22 +217,21 @@ export class HeldLease implements Lease, RenewEntry {
   /** Sends the release, retrying while its outcome is unknown and the hold could still exist. */
   #sendRelease(afterLoss: boolean): void {
     const release = new ReleaseCall(this.#spec, this, afterLoss);
-    if (!afterLoss) this.#outcome = { done: false, waiting: release.waiting };
-    release.onDone = (error) => {
-      if (!afterLoss) this.#outcome = { done: true, error };
-    };
+    if (!afterLoss) this.#outcome = release;
     release.send();
   }
 }
 
 /** One lease's release in flight: retried while its outcome is unknown. One object, as releases are the hot path. */
-class ReleaseCall implements ReplyObserver<ReleaseReply> {
-  readonly waiting: ((error: unknown) => void)[] = [];
-  onDone: (error: unknown) => void = () => undefined;
+class ReleaseCall implements ReplyObserver<ReleaseReply>, Outcome {
+  /** Who waits for the outcome: none, one (the common case: no array), or several. */
+  #waiting: ((error: unknown) => void) | ((error: unknown) => void)[] | undefined;
+  #done = false;
+  #error: unknown;
   readonly #spec: HoldSpec;
   readonly #lease: HeldLease;
   readonly #afterLoss: boolean;
-  readonly #settle: () => void;
+  #counted = true;
   readonly #releasedAt: number;
   readonly #giveUpAt: number;
   #retried = false;
@@ -229,7 +242,7 @@ class ReleaseCall implements ReplyObserver<ReleaseReply> {
     this.#spec = spec;
     this.#lease = lease;
     this.#afterLoss = afterLoss;
-    this.#settle = core.pending();
+    core.begin();
     this.#releasedAt = core.scheduler.now();
     this.#giveUpAt = Math.max(lease.deadline, this.#releasedAt) + core.settings.commandTimeoutMs;
   }
@@ -258,9 +271,13 @@ class ReleaseCall implements ReplyObserver<ReleaseReply> {
   }
 
   #finish(error: unknown): void {
-    this.#settle();
+    if (this.#counted) {
+      this.#counted = false;
+      this.#spec.core.end();
+    }
     if (this.#afterLoss) return;
-    this.onDone(error);
+    this.#done = true;
+    this.#error = error;
     const { core, kind } = this.#spec;
     const lease = this.#lease;
     if (core.events.observed) {
@@ -278,6 +295,17 @@ class ReleaseCall implements ReplyObserver<ReleaseReply> {
             },
       );
     }
-    for (const callback of this.waiting) callback(error);
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    if (typeof waiting === 'function') waiting(error);
+    else if (waiting !== undefined) for (const callback of waiting) callback(error);
+  }
+
+  whenDone(callback: (error: unknown) => void): void {
+    const waiting = this.#waiting;
+    if (this.#done) callback(this.#error);
+    else if (waiting === undefined) this.#waiting = callback;
+    else if (typeof waiting === 'function') this.#waiting = [waiting, callback];
+    else waiting.push(callback);
   }
 }

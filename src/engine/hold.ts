@@ -5,8 +5,16 @@ import { acquire, type AcquireSpec } from './acquisition.js';
 import { driftFor, type Closable, type Tracked } from './ClientCore.js';
 import { HeldLease, type HoldSpec, type LossListener } from './HeldLease.js';
 
-/** What a primitive adds, once granted, to turn its grant into a held lease. */
-export type GrantToHold<G> = (grant: G, sentAt: number, startedAt: number) => HoldSpec;
+/** What a primitive adds, once granted, to turn its grant into a held lease: a function, or an object with a `toHold` method (no closure per hold). */
+export type GrantToHold<G> = ((grant: G, sentAt: number, startedAt: number) => HoldSpec) | HoldFactory<G>;
+
+export interface HoldFactory<G> {
+  toHold(grant: G, sentAt: number, startedAt: number): HoldSpec;
+}
+
+function toHoldSpec<G>(toHold: GrantToHold<G>, grant: G, sentAt: number, startedAt: number): HoldSpec {
+  return typeof toHold === 'function' ? toHold(grant, sentAt, startedAt) : toHold.toHold(grant, sentAt, startedAt);
+}
 
 /** Where a hold reports: the lease once granted, then at most one error (loss, timeout, close). */
 export interface HoldSink {
@@ -75,7 +83,7 @@ class PendingHold<G> implements Closable, Unsubscribable, LossListener {
   granted(grant: G, sentAt: number): void {
     this.#untrack();
     this.cancelAcquisition = NOTHING;
-    const holdSpec = this.#holdSpec ?? this.#toHold?.(grant, sentAt, this.#startedAt);
+    const holdSpec = this.#holdSpec ?? (this.#toHold === undefined ? undefined : toHoldSpec(this.#toHold, grant, sentAt, this.#startedAt));
     this.#spec = undefined;
     this.#toHold = undefined;
     this.#holdSpec = undefined;
@@ -92,7 +100,7 @@ class PendingHold<G> implements Closable, Unsubscribable, LossListener {
     const spec = this.#spec;
     if (spec === undefined || this.#toHold === undefined) return false;
     const { core } = spec;
-    this.#holdSpec = this.#toHold(grant, sentAt, this.#startedAt);
+    this.#holdSpec = toHoldSpec(this.#toHold, grant, sentAt, this.#startedAt);
     const { expiry } = this.#holdSpec;
     if (expiry.type === 'none') return true;
     const ttl = expiry.type === 'watchdog' ? core.settings.watchdogTimeoutMs : expiry.ms;

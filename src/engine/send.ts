@@ -27,7 +27,7 @@ class PendingCommand<T> implements TimedCommand, ReplyObserver<T> {
   readonly #observer: ReplyObserver<T>;
   readonly #node: LinkedNode<TimedCommand>;
   /** Counts this command for `close()`, which must not return while it (or a clean-up its reply sends) is out. */
-  readonly #counted: () => void;
+  #counted = true;
   #settled = false;
   #subscription: Subscription | undefined;
 
@@ -36,7 +36,7 @@ class PendingCommand<T> implements TimedCommand, ReplyObserver<T> {
     this.#observer = observer;
     this.deadline = core.scheduler.now() + core.timeouts.timeoutMs;
     this.#node = core.timeouts.watch(this);
-    this.#counted = core.pending();
+    core.begin();
   }
 
   start(command: Command<T>): void {
@@ -54,7 +54,7 @@ class PendingCommand<T> implements TimedCommand, ReplyObserver<T> {
     try {
       if (this.#settle()) this.#observer.next(reply);
     } finally {
-      this.#counted();
+      this.#uncount();
     }
   }
 
@@ -62,7 +62,7 @@ class PendingCommand<T> implements TimedCommand, ReplyObserver<T> {
     try {
       if (this.#settle()) this.#observer.error(error);
     } finally {
-      this.#counted();
+      this.#uncount();
     }
   }
 
@@ -72,8 +72,14 @@ class PendingCommand<T> implements TimedCommand, ReplyObserver<T> {
     try {
       this.#observer.error(new StoreError('timeout', `no reply within ${this.#core.timeouts.timeoutMs} ms`, true));
     } finally {
-      this.#counted();
+      this.#uncount();
     }
+  }
+
+  #uncount(): void {
+    if (!this.#counted) return;
+    this.#counted = false;
+    this.#core.end();
   }
 
   #settle(): boolean {

@@ -1,8 +1,8 @@
-import { lastValueFrom } from 'rxjs';
+import { lastValueFrom, type Unsubscribable } from 'rxjs';
 import type { ClientCore } from '../engine/ClientCore.js';
 import type { HeldLease } from '../engine/HeldLease.js';
 import type { Lease } from '../engine/Lease.js';
-import { startHold } from '../engine/hold.js';
+import { startHold, type HoldSink } from '../engine/hold.js';
 import { checkLockOptions, planLockHold, type LockOptions } from './lock/lock.js';
 import { withLock$ } from './withLock.js';
 import { callSite } from '../util/describeValue.js';
@@ -41,75 +41,104 @@ export function acquire(core: ClientCore, name: string, options: LockOptions = {
       reject(error);
       return;
     }
-    const { spec, toHold } = planLockHold(core, name, options);
-    let handle: LockHandle | undefined;
-    const onAbort = (): void => {
-      hold.unsubscribe();
-      reject(signal?.reason);
-    };
-    // After the grant, loss is visible on the handle (signal, held); before it, the promise rejects.
-    const hold = startHold(spec, toHold, {
-      next: (lease) => {
-        signal?.removeEventListener('abort', onAbort);
-        handle = toHandle(lease, () => hold.unsubscribe());
-        resolve(handle);
-      },
-      error: (error) => {
-        signal?.removeEventListener('abort', onAbort);
-        if (handle === undefined) reject(error);
-      },
-    });
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const plan = planLockHold(core, name, options);
+    const handle = new PromiseLease(resolve, reject, signal);
+    handle.start(startHold(plan, plan, handle));
   });
 }
 
-function toHandle(lease: HeldLease, unsubscribe: () => void): LockHandle {
-  return new PromiseLease(lease, unsubscribe);
-}
-
-class PromiseLease implements LockHandle {
-  readonly #lease: HeldLease;
-  readonly #unsubscribe: () => void;
+/**
+ * One `acquire()`: the hold's sink until the grant, then the handle it resolves with. One object, as
+ * acquisitions are the hot path. After the grant, loss is visible on the handle (signal, held); before it,
+ * the promise rejects.
+ */
+class PromiseLease implements LockHandle, HoldSink {
+  #resolve: ((handle: LockHandle) => void) | undefined;
+  #reject: ((error: unknown) => void) | undefined;
+  readonly #signal: AbortSignal | undefined;
+  #onAbort: (() => void) | undefined;
+  #hold: Unsubscribable | undefined;
+  #lease: HeldLease | undefined;
   #released: Promise<void> | undefined;
 
-  constructor(lease: HeldLease, unsubscribe: () => void) {
+  constructor(resolve: (handle: LockHandle) => void, reject: (error: unknown) => void, signal: AbortSignal | undefined) {
+    this.#resolve = resolve;
+    this.#reject = reject;
+    this.#signal = signal;
+  }
+
+  start(hold: Unsubscribable): void {
+    this.#hold = hold;
+    if (this.#signal === undefined || this.#reject === undefined) return;
+    const signal = this.#signal;
+    this.#onAbort = () => {
+      hold.unsubscribe();
+      this.error(signal.reason);
+    };
+    signal.addEventListener('abort', this.#onAbort, { once: true });
+  }
+
+  /** @internal The hold's: granted. */
+  next(lease: HeldLease): void {
+    const resolve = this.#resolve;
     this.#lease = lease;
-    this.#unsubscribe = unsubscribe;
+    if (this.#endWait()) resolve?.(this);
+  }
+
+  /** @internal The hold's: failed before the grant (after it, the loss shows on the handle). */
+  error(error: unknown): void {
+    const reject = this.#reject;
+    if (this.#endWait()) reject?.(error);
+  }
+
+  /** Whether the promise was still pending; it is settled from now on. */
+  #endWait(): boolean {
+    if (this.#resolve === undefined) return false;
+    this.#resolve = undefined;
+    this.#reject = undefined;
+    if (this.#onAbort !== undefined) this.#signal?.removeEventListener('abort', this.#onAbort);
+    this.#onAbort = undefined;
+    return true;
+  }
+
+  get #held(): HeldLease {
+    if (this.#lease === undefined) throw new Error('rxlock: the lock handle was read before its lock was granted');
+    return this.#lease;
   }
 
   get name(): string {
-    return this.#lease.name;
+    return this.#held.name;
   }
 
   get owner(): string {
-    return this.#lease.owner;
+    return this.#held.owner;
   }
 
   get acquiredAt(): number {
-    return this.#lease.acquiredAt;
+    return this.#held.acquiredAt;
   }
 
   get token(): number | undefined {
-    return this.#lease.token;
+    return this.#held.token;
   }
 
   get signal(): AbortSignal {
-    return this.#lease.signal;
+    return this.#held.signal;
   }
 
   get deadline(): number {
-    return this.#lease.deadline;
+    return this.#held.deadline;
   }
 
   get held(): boolean {
-    return this.#lease.held;
+    return this.#held.held;
   }
 
   release(): Promise<void> {
     if (this.#released === undefined) {
-      this.#released = this.#lease.endPromise();
+      this.#released = this.#held.endPromise();
       // Ending the hold now only stops its bookkeeping: the release above is already under way.
-      this.#unsubscribe();
+      this.#hold?.unsubscribe();
     }
     return this.#released;
   }

@@ -6,8 +6,10 @@ import { asapScheduler, asyncScheduler, type SchedulerAction, type SchedulerLike
  * wait timeouts measure real elapsed time. Work without a delay goes through `asapScheduler`
  * (setImmediate), because Node turns a zero-delay timer into a 1 ms one.
  */
+const origin = performance.timeOrigin;
+
 export const monotonicScheduler: SchedulerLike = {
-  now: () => performance.timeOrigin + performance.now(),
+  now: () => origin + performance.now(),
   schedule<T>(work: (this: SchedulerAction<T>, state?: T) => void, delay?: number, state?: T): Subscription {
     return delay === undefined || delay <= 0 ? asapScheduler.schedule(work, 0, state) : asyncScheduler.schedule(work, delay, state);
   },

@@ -2,7 +2,7 @@ import { Observable, of, type Subscriber, type Unsubscribable } from 'rxjs';
 import type { AcquireSpec, AttemptReply } from '../../engine/acquisition.js';
 import type { ClientCore } from '../../engine/ClientCore.js';
 import type { Expiry, HeldLease, HoldSpec, ReleaseReply } from '../../engine/HeldLease.js';
-import { startHold } from '../../engine/hold.js';
+import { startHold, type HoldFactory } from '../../engine/hold.js';
 import type { Lease } from '../../engine/Lease.js';
 import { fire, type Command } from '../../engine/send.js';
 import type { Script } from '../../store/Script.js';
@@ -58,7 +58,7 @@ export function fairLock$(core: ClientCore, name: string, options?: FairLockOpti
  * hold, so it keeps only the few strings of its own (hold id, wait id): script arguments are built when sent,
  * and the keys come from the per-name cache.
  */
-class FairAcquisition implements AcquireSpec<number>, HoldSpec, Unsubscribable {
+class FairAcquisition implements AcquireSpec<number>, HoldSpec, HoldFactory<number>, Unsubscribable {
   readonly core: ClientCore;
   readonly name: string;
   readonly owner: string;
@@ -112,7 +112,7 @@ class FairAcquisition implements AcquireSpec<number>, HoldSpec, Unsubscribable {
   }
 
   start(subscriber: Subscriber<HeldLease>): Unsubscribable {
-    this.#hold = startHold(this, (token) => this.#toHold(token), subscriber);
+    this.#hold = startHold(this, this, subscriber);
     return this;
   }
 
@@ -151,7 +151,8 @@ class FairAcquisition implements AcquireSpec<number>, HoldSpec, Unsubscribable {
     return this.#call(fairLockReleaseScript, false);
   }
 
-  #toHold(token: number): HoldSpec {
+  /** @internal The engine's: the grant arrived. */
+  toHold(token: number): HoldSpec {
     this.#granted = true;
     this.token = this.#fencing ? token : undefined;
     return this;

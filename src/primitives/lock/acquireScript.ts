@@ -35,9 +35,14 @@ export type AttemptMode = 'try' | 'new' | 'wait';
 export const lockAcquireScript = defineScript<LockAttempt>({
   name: 'lock.acquire',
   lua: `
-local size = redis.pcall('hlen', KEYS[1])
-if type(size) == 'table' then
-  return redis.error_reply('${WRONGTYPE_REPLY} ' .. KEYS[1] .. ' ' .. redis.call('type', KEYS[1])['ok'])
+-- One call recognises the common case, a free lock that nobody waits for.
+local busy = redis.call('exists', KEYS[1], KEYS[2]) > 0
+local size = 0
+if busy then
+  size = redis.pcall('hlen', KEYS[1])
+  if type(size) == 'table' then
+    return redis.error_reply('${WRONGTYPE_REPLY} ' .. KEYS[1] .. ' ' .. redis.call('type', KEYS[1])['ok'])
+  end
 end
 local lease, field, handoff, hold = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[4]), ARGV[5]
 local fencing = string.sub(ARGV[3], -2) == '+f'
@@ -53,8 +58,9 @@ if mine and (not hold or redis.call('hexists', holds, hold) == 1) then
   if fencing then token = tonumber(redis.call('get', tokens) or '-1') end
   return {1, token}
 end
+-- The queue matters to a free lock and to an owner re-entering (who leaves it); anyone else is refused.
 local queued = 0
-if handoff > 0 then queued = redis.call('zcard', KEYS[2]) end
+if busy and handoff > 0 and (size == 0 or mine) then queued = redis.call('zcard', KEYS[2]) end
 local now, micros = nil, nil
 local function clock()
   if now == nil then

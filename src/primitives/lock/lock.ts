@@ -2,7 +2,7 @@ import { defer, type Observable } from 'rxjs';
 import type { ClientCore } from '../../engine/ClientCore.js';
 import type { AcquireSpec, AttemptReply } from '../../engine/acquisition.js';
 import type { Expiry, HeldLease, HoldSpec, ReleaseReply } from '../../engine/HeldLease.js';
-import { hold$, type GrantToHold } from '../../engine/hold.js';
+import { hold$, type HoldFactory } from '../../engine/hold.js';
 import { fire } from '../../engine/send.js';
 import type { RenewKind, RenewTarget } from '../../engine/Renewer.js';
 import type { WakePolicy } from '../../engine/WakeHub.js';
@@ -75,12 +75,6 @@ export function chooseOwner(core: ClientCore, fullName: string, explicit: string
   return { owner: core.newOwner(), shared: false };
 }
 
-/** Everything the engine needs to hold one lock: how to acquire it and how a grant becomes a lease. */
-export interface LockHoldPlan {
-  readonly spec: AcquireSpec<number>;
-  readonly toHold: GrantToHold<number>;
-}
-
 /**
  * Redisson's `0` (an unlock with no rxlock waiter queued, or any Redisson unlock) wakes one waiter of each
  * client; a ticket wakes the one rxlock waiter the unlock reserved the lock for, wherever it waits.
@@ -100,12 +94,14 @@ const CHANNEL_GRACE_MS = 5_000;
  * passes a shared one so that nested holds can re-enter).
  */
 export function planLockHold(core: ClientCore, name: string, options: LockOptions = {}, chosen?: OwnerChoice): LockHoldPlan {
-  const spec = new LockAcquireSpec(core, name, options, chosen);
-  return { spec, toHold: (token) => spec.toHold(token) };
+  return new LockAcquireSpec(core, name, options, chosen);
 }
 
+/** Everything the engine needs to hold one lock: how to acquire it and how a grant becomes a lease. */
+export type LockHoldPlan = AcquireSpec<number> & HoldFactory<number>;
+
 /** One hold's acquisition, as the engine asks for it: a class rather than closures, as holds are the hot path. */
-class LockAcquireSpec implements AcquireSpec<number> {
+class LockAcquireSpec implements AcquireSpec<number>, HoldFactory<number> {
   readonly kind = 'lock';
   readonly policy = UNLOCK_WAKES;
   readonly graceMs = CHANNEL_GRACE_MS;
@@ -175,8 +171,8 @@ class LockAcquireSpec implements AcquireSpec<number> {
 /** The hold behind `lock$`: a cold Observable of the `HeldLease`. */
 export function lockHold$(core: ClientCore, name: string, options: LockOptions = {}, chosen?: OwnerChoice): Observable<HeldLease> {
   return defer(() => {
-    const { spec, toHold } = planLockHold(core, name, options, chosen);
-    return abortable(hold$(spec, toHold), options.signal);
+    const plan = planLockHold(core, name, options, chosen);
+    return abortable(hold$(plan, plan), options.signal);
   });
 }
 
