@@ -69,15 +69,15 @@ export class HeldLease implements Lease, RenewEntry {
   #outcome: Outcome | undefined;
   #timer: Subscription | undefined;
 
-  /** `sentAt`: when the winning attempt was sent. `startedAt`: when the wait began (for the `acquired` event). */
-  constructor(spec: HoldSpec, sentAt: number, startedAt: number, onLost: LossListener) {
+  /** `sentAt`: when the winning attempt was sent. `startedAt`: when the wait began (for the `acquired` event). `now`: the grant's arrival. */
+  constructor(spec: HoldSpec, sentAt: number, startedAt: number, onLost: LossListener, now: number) {
     const { core, expiry } = spec;
     this.#spec = spec;
     this.#onLost = onLost;
-    this.acquiredAt = core.scheduler.now();
+    this.acquiredAt = now;
     this.#tracked = core.track(this);
     if (expiry.type === 'watchdog') {
-      core.renewer.add(this, sentAt);
+      core.renewer.add(this, sentAt, now);
     } else if (expiry.type === 'fixed') {
       this.heldUntil = sentAt + expiry.ms - driftFor(core.settings, expiry.ms);
       this.#timer = core.scheduler.schedule(() => this.lose('expired'), Math.max(0, this.heldUntil - this.acquiredAt));
@@ -218,7 +218,7 @@ export class HeldLease implements Lease, RenewEntry {
   #sendRelease(afterLoss: boolean): void {
     const release = new ReleaseCall(this.#spec, this, afterLoss);
     if (!afterLoss) this.#outcome = release;
-    release.send();
+    release.send(release.releasedAt);
   }
 }
 
@@ -232,7 +232,7 @@ class ReleaseCall implements ReplyObserver<ReleaseReply>, Outcome {
   readonly #lease: HeldLease;
   readonly #afterLoss: boolean;
   #counted = true;
-  readonly #releasedAt: number;
+  readonly releasedAt: number;
   readonly #giveUpAt: number;
   #retried = false;
   #epoch = 0;
@@ -243,14 +243,14 @@ class ReleaseCall implements ReplyObserver<ReleaseReply>, Outcome {
     this.#lease = lease;
     this.#afterLoss = afterLoss;
     core.begin();
-    this.#releasedAt = core.scheduler.now();
-    this.#giveUpAt = Math.max(lease.deadline, this.#releasedAt) + core.settings.commandTimeoutMs;
+    this.releasedAt = core.scheduler.now();
+    this.#giveUpAt = Math.max(lease.deadline, this.releasedAt) + core.settings.commandTimeoutMs;
   }
 
-  send(): void {
+  send(now = this.#spec.core.scheduler.now()): void {
     const { core } = this.#spec;
     this.#epoch = core.connection.epoch();
-    send(core, this.#spec.release(), this);
+    send(core, this.#spec.release(), this, now);
   }
 
   next(reply: ReleaseReply): void {
@@ -284,7 +284,7 @@ class ReleaseCall implements ReplyObserver<ReleaseReply>, Outcome {
       const time = core.scheduler.now();
       core.events.emit(
         error === undefined
-          ? { type: 'released', name: lease.name, kind, owner: lease.owner, time, heldMs: this.#releasedAt - lease.acquiredAt }
+          ? { type: 'released', name: lease.name, kind, owner: lease.owner, time, heldMs: this.releasedAt - lease.acquiredAt }
           : {
               type: 'release-failed',
               name: lease.name,

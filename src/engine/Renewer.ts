@@ -60,14 +60,14 @@ export class Renewer {
     return this.#entries.size;
   }
 
-  /** Starts renewing a hold whose granting command was sent at `sentAt`. */
-  add(entry: RenewEntry, sentAt: number): void {
+  /** Starts renewing a hold whose granting command was sent at `sentAt` (`now`: the caller's `scheduler.now()`). */
+  add(entry: RenewEntry, sentAt: number, now = this.#scheduler.now()): void {
     entry.heldUntil = sentAt + this.#settings.ttlMs - this.#settings.driftMs;
     this.#entries.add(entry);
     if (this.#tick === undefined) this.#startTicking();
     this.#armWatch(entry.heldUntil);
     // The grant took over a third of the TTL to arrive (slow Redis): the next tick could come too late to renew in time.
-    if (entry.heldUntil - this.#scheduler.now() < (2 * this.#settings.ttlMs) / 3) this.#send([entry]);
+    if (entry.heldUntil - now < (2 * this.#settings.ttlMs) / 3) this.#send([entry]);
   }
 
   // The timers are not stopped here: holds come and go many times a second, and a tick or sweep that

@@ -49,14 +49,14 @@ export interface AcquireSpec<G> {
 }
 
 export interface AcquireHandlers<G> {
-  /** The lock is held. `sentAt` is when the winning attempt was sent: the lease's deadline counts from it. */
-  granted(grant: G, sentAt: number): void;
+  /** The lock is held. `sentAt` is when the winning attempt was sent: the lease's deadline counts from it. `now`: when `trusted` (if any) checked it. */
+  granted(grant: G, sentAt: number, now: number): void;
   /**
    * Whether a grant whose attempt was sent at `sentAt` can still be trusted now. One whose reply came after
    * the lease's own deadline (Redis paused, replies delayed) cannot: the engine releases it and the
    * acquisition fails with `LockLostError` (`unconfirmed`) without handing out a lease.
    */
-  trusted?(grant: G, sentAt: number): boolean;
+  trusted?(grant: G, sentAt: number, now: number): boolean;
   failed(error: Error): void;
 }
 
@@ -71,14 +71,19 @@ const MAX_BACKOFF_MS = 1_000;
  * An attempt is never abandoned mid-flight: if the caller left meanwhile and the attempt won, the grant
  * is released at once. Returns the cancel function (unsubscribe).
  */
-export function acquire<G>(spec: AcquireSpec<G>, handlers: AcquireHandlers<G>): () => void {
-  const acquisition = new Acquisition(spec, handlers);
-  acquisition.start();
-  return () => acquisition.cancel();
+export function acquire<G>(spec: AcquireSpec<G>, handlers: AcquireHandlers<G>, now = spec.core.scheduler.now()): Cancellable {
+  const acquisition = new Acquisition(spec, handlers, now);
+  acquisition.start(now);
+  return acquisition;
+}
+
+/** What `acquire` returns: cancelling unsubscribes (the acquisition itself, not a closure: one per hold). */
+export interface Cancellable {
+  cancel(): void;
 }
 
 /** One acquisition's state machine. A class rather than closures: acquisitions are the hot path. */
-class Acquisition<G> implements WaiterCallbacks {
+class Acquisition<G> implements WaiterCallbacks, Cancellable {
   readonly #spec: AcquireSpec<G>;
   readonly #handlers: AcquireHandlers<G>;
   readonly #deadline: number;
@@ -95,18 +100,18 @@ class Acquisition<G> implements WaiterCallbacks {
   #retryTimer: Subscription | undefined;
   #waitTimer: Subscription | undefined;
 
-  constructor(spec: AcquireSpec<G>, handlers: AcquireHandlers<G>) {
+  constructor(spec: AcquireSpec<G>, handlers: AcquireHandlers<G>, now: number) {
     this.#spec = spec;
     this.#handlers = handlers;
-    this.#deadline = spec.waitMs === undefined ? Infinity : spec.core.scheduler.now() + spec.waitMs;
+    this.#deadline = spec.waitMs === undefined ? Infinity : now + spec.waitMs;
   }
 
-  start(): void {
+  start(now: number): void {
     const { waitMs, core, name } = this.#spec;
     if (waitMs !== undefined && waitMs > 0) {
       this.#waitTimer = core.scheduler.schedule(() => this.#giveUp(new LockTimeoutError(name, waitMs)), waitMs);
     }
-    this.#attempt(false);
+    this.#attempt(false, now);
   }
 
   cancel(): void {
@@ -137,7 +142,8 @@ class Acquisition<G> implements WaiterCallbacks {
     }
     if (reply.granted) {
       const sentAt = reply.sentAt ?? this.#sentAt;
-      if (this.#handlers.trusted?.(reply.grant, sentAt) === false) {
+      const now = spec.core.scheduler.now();
+      if (this.#handlers.trusted?.(reply.grant, sentAt, now) === false) {
         // Not tried again here: a retry under the same field and hold id would be answered "granted again" by
         // the script while the compensating release may still be on its way (a NOSCRIPT fallback lets it be overtaken).
         spec.compensate();
@@ -146,7 +152,7 @@ class Acquisition<G> implements WaiterCallbacks {
       }
       this.#finish();
       this.#ticket?.leave(true);
-      this.#handlers.granted(reply.grant, sentAt);
+      this.#handlers.granted(reply.grant, sentAt, now);
       return;
     }
     if (spec.waitMs === 0) {
@@ -219,12 +225,12 @@ class Acquisition<G> implements WaiterCallbacks {
     return Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** this.#failures++);
   }
 
-  #attempt(asWaiter: boolean): void {
+  #attempt(asWaiter: boolean, now = this.#spec.core.scheduler.now()): void {
     this.#retryTimer?.unsubscribe();
     this.#inFlight = true;
     this.#again = false;
-    this.#sentAt = this.#spec.core.scheduler.now();
-    send(this.#spec.core, this.#spec.attempt(asWaiter), this);
+    this.#sentAt = now;
+    send(this.#spec.core, this.#spec.attempt(asWaiter), this, now);
   }
 
   #trigger(woken: boolean): void {

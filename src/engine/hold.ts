@@ -1,7 +1,7 @@
 import { Observable, type Unsubscribable } from 'rxjs';
 import { ClientClosedError } from '../errors/ClientClosedError.js';
 import type { LockLostError } from '../errors/LockLostError.js';
-import { acquire, type AcquireSpec } from './acquisition.js';
+import { acquire, type AcquireSpec, type Cancellable } from './acquisition.js';
 import { driftFor, type Closable, type Tracked } from './ClientCore.js';
 import { HeldLease, type HoldSpec, type LossListener } from './HeldLease.js';
 
@@ -33,8 +33,9 @@ export function startHold<G>(spec: AcquireSpec<G>, toHold: GrantToHold<G>, sink:
     sink.error(new ClientClosedError(spec.name));
     return ENDED;
   }
-  const hold = new PendingHold(spec, toHold, sink);
-  hold.cancelAcquisition = acquire(spec, hold);
+  const now = core.scheduler.now();
+  const hold = new PendingHold(spec, toHold, sink, now);
+  hold.acquisition = acquire(spec, hold, now);
   return hold;
 }
 
@@ -48,14 +49,12 @@ export function hold$<G>(spec: AcquireSpec<G>, toHold: GrantToHold<G>): Observab
   return new Observable<HeldLease>((subscriber) => startHold(spec, toHold, subscriber));
 }
 
-const NOTHING = (): void => undefined;
-
 /**
  * A hold from its first attempt to its end: one object, as holds are the hot path. Once granted it forgets
  * everything acquiring needed, so that a held lease keeps as little memory as possible.
  */
 class PendingHold<G> implements Closable, Unsubscribable, LossListener {
-  cancelAcquisition: () => void = NOTHING;
+  acquisition: Cancellable | undefined;
   readonly #name: string;
   readonly #sink: HoldSink;
   readonly #startedAt: number;
@@ -66,12 +65,12 @@ class PendingHold<G> implements Closable, Unsubscribable, LossListener {
   /** The hold spec `trusted` built for the grant that `granted` then receives. */
   #holdSpec: HoldSpec | undefined;
 
-  constructor(spec: AcquireSpec<G>, toHold: GrantToHold<G>, sink: HoldSink) {
+  constructor(spec: AcquireSpec<G>, toHold: GrantToHold<G>, sink: HoldSink, now: number) {
     this.#name = spec.name;
     this.#spec = spec;
     this.#toHold = toHold;
     this.#sink = sink;
-    this.#startedAt = spec.core.scheduler.now();
+    this.#startedAt = now;
     this.#tracked = spec.core.track(this);
   }
 
@@ -80,15 +79,15 @@ class PendingHold<G> implements Closable, Unsubscribable, LossListener {
     this.#sink.error(new ClientClosedError(this.#name));
   }
 
-  granted(grant: G, sentAt: number): void {
+  granted(grant: G, sentAt: number, now: number): void {
     this.#untrack();
-    this.cancelAcquisition = NOTHING;
+    this.acquisition = undefined;
     const holdSpec = this.#holdSpec ?? (this.#toHold === undefined ? undefined : toHoldSpec(this.#toHold, grant, sentAt, this.#startedAt));
     this.#spec = undefined;
     this.#toHold = undefined;
     this.#holdSpec = undefined;
     if (holdSpec === undefined) return;
-    this.#lease = new HeldLease(holdSpec, sentAt, this.#startedAt, this);
+    this.#lease = new HeldLease(holdSpec, sentAt, this.#startedAt, this, now);
     this.#sink.next(this.#lease);
   }
 
@@ -96,7 +95,7 @@ class PendingHold<G> implements Closable, Unsubscribable, LossListener {
     this.#sink.error(error);
   }
 
-  trusted(grant: G, sentAt: number): boolean {
+  trusted(grant: G, sentAt: number, now: number): boolean {
     const spec = this.#spec;
     if (spec === undefined || this.#toHold === undefined) return false;
     const { core } = spec;
@@ -104,7 +103,7 @@ class PendingHold<G> implements Closable, Unsubscribable, LossListener {
     const { expiry } = this.#holdSpec;
     if (expiry.type === 'none') return true;
     const ttl = expiry.type === 'watchdog' ? core.settings.watchdogTimeoutMs : expiry.ms;
-    return core.scheduler.now() < sentAt + ttl - driftFor(core.settings, ttl);
+    return now < sentAt + ttl - driftFor(core.settings, ttl);
   }
 
   #untrack(): void {
@@ -120,7 +119,7 @@ class PendingHold<G> implements Closable, Unsubscribable, LossListener {
 
   unsubscribe(): void {
     this.#untrack();
-    this.cancelAcquisition();
+    this.acquisition?.cancel();
     this.#lease?.endQuietly();
   }
 }

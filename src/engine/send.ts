@@ -16,8 +16,8 @@ export type CommandObserver<T> = ReplyObserver<T>;
  * when no reply comes within `commandTimeoutMs` (the caller must compensate). Deliberately not tied to
  * anybody's subscription: a command that was sent runs, so its reply must be heard.
  */
-export function send<T>(core: ClientCore, command: Command<T>, observer: ReplyObserver<T>): void {
-  new PendingCommand(core, observer).start(command);
+export function send<T>(core: ClientCore, command: Command<T>, observer: ReplyObserver<T>, now = core.scheduler.now()): void {
+  new PendingCommand(core, observer, now).start(command);
 }
 
 /** One command in flight; one object per command, as commands are the hot path. */
@@ -31,10 +31,11 @@ class PendingCommand<T> implements TimedCommand, ReplyObserver<T> {
   #settled = false;
   #subscription: Subscription | undefined;
 
-  constructor(core: ClientCore, observer: ReplyObserver<T>) {
+  /** `now`: the caller's `scheduler.now()`, which it read anyway (one clock read fewer per command). */
+  constructor(core: ClientCore, observer: ReplyObserver<T>, now: number) {
     this.#core = core;
     this.#observer = observer;
-    this.deadline = core.scheduler.now() + core.timeouts.timeoutMs;
+    this.deadline = now + core.timeouts.timeoutMs;
     this.#node = core.timeouts.watch(this);
     core.begin();
   }

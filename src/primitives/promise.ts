@@ -3,9 +3,8 @@ import type { ClientCore } from '../engine/ClientCore.js';
 import type { HeldLease } from '../engine/HeldLease.js';
 import type { Lease } from '../engine/Lease.js';
 import { startHold, type HoldSink } from '../engine/hold.js';
-import { checkLockOptions, planLockHold, type LockOptions } from './lock/lock.js';
+import { checkLockCall, planLockHold, type LockOptions } from './lock/lock.js';
 import { withLock$ } from './withLock.js';
-import { callSite } from '../util/describeValue.js';
 
 /** A lease held through the promise API. Release it, or let `await using` do it. */
 export interface LockHandle extends Lease {
@@ -35,7 +34,7 @@ export function acquire(core: ClientCore, name: string, options: LockOptions = {
   return new Promise<LockHandle>((resolve, reject) => {
     const { signal } = options;
     try {
-      checkLockOptions(callSite('acquire', name), name, options);
+      checkLockCall('acquire', name, options);
       signal?.throwIfAborted();
     } catch (error) {
       reject(error);

@@ -8,9 +8,8 @@ import { fire, type Command } from '../../engine/send.js';
 import type { Script } from '../../store/Script.js';
 import type { ScriptCall } from '../../store/Store.js';
 import type { WakePolicy } from '../../engine/WakeHub.js';
-import { callSite } from '../../util/describeValue.js';
 import { abortable } from '../abortable.js';
-import { checkLockOptions, type LockOptions } from '../lock/lock.js';
+import { checkLockCall, type LockOptions } from '../lock/lock.js';
 import { contextOwner } from '../reentrancy.js';
 import { listen, stopListening, type FairChannel } from './fairChannel.js';
 import { fairLockKeys } from './fairLockKeys.js';
@@ -42,7 +41,7 @@ export function fairLockHold$(core: ClientCore, name: string, options: FairLockO
 export function fairLock$(core: ClientCore, name: string, options?: FairLockOptions): Observable<Lease> {
   return new Observable<HeldLease>((subscriber) => {
     try {
-      checkLockOptions(callSite('fairLock$', name), name, options);
+      checkLockCall('fairLock$', name, options);
     } catch (error) {
       subscriber.error(error);
       return undefined;

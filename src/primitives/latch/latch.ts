@@ -82,7 +82,7 @@ function awaitZero$(core: ClientCore, name: string, keys: LatchKeys, waitMs: num
     }
     const watch = new ZeroWatch(core, keys.channel);
     const tracked = core.track({ close: () => subscriber.error(new ClientClosedError(name)) });
-    const cancel = acquire<undefined>(
+    const acquisition = acquire<undefined>(
       {
         core,
         name,
@@ -107,7 +107,7 @@ function awaitZero$(core: ClientCore, name: string, keys: LatchKeys, waitMs: num
     );
     return () => {
       core.untrack(tracked);
-      cancel();
+      acquisition.cancel();
       watch.close();
     };
   });

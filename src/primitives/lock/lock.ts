@@ -62,6 +62,19 @@ export function checkLockOptions(where: string, name: unknown, options: LockOpti
   assertSignal(options.signal, where);
 }
 
+/**
+ * `checkLockOptions` for the calls made in loops (`lock$`, `acquire`, `fairLock$`): naming the call site
+ * costs a JSON.stringify of the name, so it is done only to word the error when a check failed.
+ */
+export function checkLockCall(fn: string, name: unknown, options: LockOptions | undefined): void {
+  try {
+    checkLockOptions(fn, name, options);
+  } catch (error) {
+    checkLockOptions(callSite(fn, name), name, options);
+    throw error;
+  }
+}
+
 /** How the owner of a hold was chosen: shared owners may re-enter, so each hold needs its own id. */
 export interface OwnerChoice {
   readonly owner: string;
@@ -186,7 +199,7 @@ function attemptMode(asWaiter: boolean, waitMs: number | undefined): AttemptMode
 /** `lock$` as the client exposes it: validates, then holds. */
 export function lock$(core: ClientCore, name: string, options?: LockOptions): Observable<Lease> {
   return defer(() => {
-    checkLockOptions(callSite('lock$', name), name, options);
+    checkLockCall('lock$', name, options);
     return lockHold$(core, name, options);
   });
 }
