@@ -5,6 +5,7 @@ import { redisSemaphore } from './redisSemaphore.js';
 import { redlock } from './redlock.js';
 import { rxlockFairLock } from './rxlockFairLock.js';
 import { rxlockLock } from './rxlockLock.js';
+import { rxlockScripts } from './rxlockScripts.js';
 
 /** Every contender, in the order the tables show them. */
-export const CONTENDERS: readonly Contender[] = [floor, rxlockLock, rxlockFairLock, redisSemaphore, redlock, naiveSetNx];
+export const CONTENDERS: readonly Contender[] = [floor, rxlockScripts, rxlockLock, rxlockFairLock, redisSemaphore, redlock, naiveSetNx];
