@@ -76,8 +76,12 @@ describe('fault 7: slow Redis', () => {
       } else if (delay > limit + 30) {
         expect(outcome.lost).toBeInstanceOf(LockLostError);
         expect(outcome.lost!.reason).toBe('unconfirmed');
-        // The error comes at the deadline (timer lateness aside), never after the server could let someone in.
-        expect(outcome.lostAt - outcome.deadlineAtLoss).toBeLessThan(20);
+        // The error comes from the deadline timer: at the deadline, give or take the event loop's lateness (1–2 ms
+        // in the runs so far), and long before the next renewal tick (TTL / 3) or the delayed reply would have told.
+        // The bound leaves room for a loaded CI machine; that the error precedes the key's expiry under a partition
+        // or a pause is asserted in partition.test.ts and pause.test.ts.
+        expect(outcome.lostAt - outcome.deadlineAtLoss).toBeGreaterThanOrEqual(0);
+        expect(outcome.lostAt - outcome.deadlineAtLoss).toBeLessThan(TTL / 10);
         rows.push(
           `reply delay ${delay} ms (${share} TTL): LockLostError(unconfirmed) ${(outcome.lostAt - outcome.deadlineAtLoss).toFixed(1)} ms after the local deadline`,
         );
