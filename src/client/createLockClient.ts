@@ -110,15 +110,6 @@ function createCore(options: LockClientOptions): CoreWithClose {
     newOwner,
     track: (closable) => tracked.add(closable),
     untrack: (node) => tracked.delete(node),
-    pending() {
-      core.begin();
-      let done = false;
-      return () => {
-        if (done) return;
-        done = true;
-        core.end();
-      };
-    },
     begin() {
       inFlight++;
     },

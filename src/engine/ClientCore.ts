@@ -51,9 +51,7 @@ export interface ClientCore {
   untrack(tracked: Tracked): void;
   /** Resolves when every release sent so far has been answered (or has failed). */
   settled(): Promise<void>;
-  /** Counts a command or release in flight until the returned function is called. */
-  pending(): () => void;
-  /** `pending` without a function: each `begin` must be matched by exactly one `end` (commands are the hot path). */
+  /** Counts a command or release in flight, for `settled`: each `begin` must be matched by exactly one `end`. */
   begin(): void;
   end(): void;
 }

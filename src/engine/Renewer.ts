@@ -61,7 +61,7 @@ export class Renewer {
   }
 
   /** Starts renewing a hold whose granting command was sent at `sentAt` (`now`: the caller's `scheduler.now()`). */
-  add(entry: RenewEntry, sentAt: number, now = this.#scheduler.now()): void {
+  add(entry: RenewEntry, sentAt: number, now: number): void {
     entry.heldUntil = sentAt + this.#settings.ttlMs - this.#settings.driftMs;
     this.#entries.add(entry);
     if (this.#tick === undefined) this.#startTicking();

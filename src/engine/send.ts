@@ -97,9 +97,10 @@ class PendingCommand<T> implements TimedCommand, ReplyObserver<T> {
  * `settled`, if given, hears whether it has run or never will (`true`), or may still run (`false`).
  */
 export function fire(core: ClientCore, command: Command<unknown>, settled?: (known: boolean) => void): void {
-  const counted = core.pending();
+  // Counted until its one reply or error (PendingCommand reports exactly one), whatever `settled` does.
+  core.begin();
   const done = (known: boolean): void => {
-    counted();
+    core.end();
     settled?.(known);
   };
   send(core, command, { next: () => done(true), error: (error: unknown) => done(!outcomeUnknown(error)) });
