@@ -35,7 +35,10 @@ export interface TargetCheck {
 
 export interface BenchResults {
   readonly info: RunInfo;
+  /** PINGs back to back. */
   readonly ping: LatencySummary | undefined;
+  /** PINGs each sent after a 1 ms pause (see `PingHistograms`). */
+  readonly pingAfterPause: LatencySummary | undefined;
   readonly lockScenarios: LockScenarioResult[];
   readonly manyHeld: ManyHeldFigures[];
   readonly endurance: EnduranceFigures[];

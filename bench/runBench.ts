@@ -26,7 +26,7 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
   const primitives = RXLOCK_PRIMITIVES.filter((primitive) => selected(primitive.id));
   const server = await openServer(options.redisUrl);
   const keyMarker = `rxbench-${randomBytes(4).toString('hex')}`;
-  const ping = latencyHistogram();
+  const ping = { backToBack: latencyHistogram(), afterPause: latencyHistogram() };
   progress(`${server.description}; keys marked ${keyMarker}`);
   try {
     const lockScenarios: LockScenarioResult[] = [];
@@ -43,7 +43,7 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
       });
       lockScenarios.push({ scenario, figures });
     }
-    if (ping.totalCount === 0) await measurePing(server, ping, options.pingsPerRound);
+    if (ping.backToBack.totalCount === 0) await measurePing(server, ping, options.pingsPerRound);
 
     const manyHeld: ManyHeldFigures[] = [];
     if (options.scenarios.includes('held')) {
@@ -65,7 +65,6 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
       }
     }
 
-    const pingSummary = summarize(ping);
     const results: Omit<BenchResults, 'targets'> = {
       info: {
         date: new Date().toISOString(),
@@ -78,7 +77,8 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
         options,
         gcExposed: canCollect(),
       },
-      ping: pingSummary,
+      ping: summarize(ping.backToBack),
+      pingAfterPause: summarize(ping.afterPause),
       lockScenarios,
       manyHeld,
       endurance,

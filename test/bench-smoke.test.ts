@@ -46,7 +46,7 @@ it('runs every scenario of the bench end to end, and no lock ever had two holder
     }
   }
   const uncontended = results.lockScenarios[0]!.figures.map((f) => f.id);
-  expect(uncontended).toEqual(expect.arrayContaining(['floor', 'rxlock', 'redis-semaphore', 'redlock', 'naive']));
+  expect(uncontended).toEqual(expect.arrayContaining(['floor', 'redisson-scripts', 'rxlock-scripts', 'rxlock', 'redis-semaphore', 'redlock', 'naive']));
 
   const heldLock = results.manyHeld.find((h) => h.id === 'rxlock');
   expect(heldLock?.held).toBe(heldLock?.locks);
@@ -58,4 +58,5 @@ it('runs every scenario of the bench end to end, and no lock ever had two holder
 
   expect(results.targets.length).toBeGreaterThan(0);
   expect(results.ping?.count).toBeGreaterThan(0);
+  expect(results.pingAfterPause?.count).toBeGreaterThan(0);
 });

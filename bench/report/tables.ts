@@ -42,10 +42,17 @@ function uncontendedTable(result: LockScenarioResult): TableData {
   ]);
 }
 
-function contendedTable(result: LockScenarioResult, pingMs: number | undefined): TableData {
+/** The PING p50s a switch gap is shown against: back to back (the target's unit), and after a pause. */
+interface PingScale {
+  readonly backToBackMs: number | undefined;
+  readonly afterPauseMs: number | undefined;
+}
+
+function contendedTable(result: LockScenarioResult, ping: PingScale): TableData {
+  const times = (gap: number, pingMs: number | undefined): string => (pingMs === undefined ? '–' : fixed(gap / pingMs, 1));
   const gapInPings = (f: ContenderFigures): string => {
     const gap = f.switchGap?.p50Ms;
-    return gap === undefined ? ms(gap) : `${ms(gap)} (${pingMs === undefined ? '–' : fixed(gap / pingMs, 1)}×)`;
+    return gap === undefined ? ms(gap) : `${ms(gap)} (${times(gap, ping.backToBackMs)}×; ${times(gap, ping.afterPauseMs)}×)`;
   };
   return contenderTable(result.scenario.title, result.figures, [
     ['acquisitions/s', (f) => count(f.perSecond)],
@@ -53,7 +60,7 @@ function contendedTable(result: LockScenarioResult, pingMs: number | undefined):
     ['new-owner wait p50 (ms)', (f) => ms(f.newOwnerWait?.p50Ms)],
     ['new-owner wait p99 (ms)', (f) => ms(f.newOwnerWait?.p99Ms)],
     ['new-owner wait max (ms)', (f) => ms(f.newOwnerWait?.maxMs)],
-    ['switch gap p50 (ms, × PING)', gapInPings],
+    ['switch gap p50 (ms; × PING back to back; × PING after a pause)', gapInPings],
     ["Jain's index (worst round)", (f) => fixed(f.jain, 3)],
     ['commands / acquisition', (f) => fixed(f.commandsPerAcquisition)],
     ['  of which (UN)SUBSCRIBE', (f) => fixed(f.subscriptionCommandsPerAcquisition)],
@@ -73,9 +80,9 @@ function errors(f: ContenderFigures): string {
 /** Every table of a run, in the order the issue lists the scenarios, then the targets. */
 export function resultTables(results: BenchResults): TableData[] {
   const tables: TableData[] = [];
-  const pingMs = results.ping?.p50Ms;
+  const ping: PingScale = { backToBackMs: results.ping?.p50Ms, afterPauseMs: results.pingAfterPause?.p50Ms };
   for (const result of results.lockScenarios) {
-    tables.push(result.scenario.id === 'uncontended' ? uncontendedTable(result) : contendedTable(result, pingMs));
+    tables.push(result.scenario.id === 'uncontended' ? uncontendedTable(result) : contendedTable(result, ping));
   }
   if (results.manyHeld.length > 0) {
     const held = results.manyHeld;

@@ -1,9 +1,8 @@
 import type { Contender } from '../contenders/Contender.js';
-import type { Histogram } from '../histogram.js';
 import type { BenchServer } from '../server.js';
 import { aggregate, unavailableFigures, type ContenderFigures } from './aggregate.js';
 import type { LockScenario } from './lockScenarios.js';
-import { measurePing } from './ping.js';
+import { measurePing, type PingHistograms } from './ping.js';
 import { runWindow, type WindowResult } from './window.js';
 
 export interface LockScenarioSettings {
@@ -14,7 +13,7 @@ export interface LockScenarioSettings {
   /** Marks every key of this run, so the bench deletes only its own keys. */
   readonly keyMarker: string;
   /** PING round trips of the whole run; each round adds its own. */
-  readonly ping: Histogram;
+  readonly ping: PingHistograms;
   readonly progress: (line: string) => void;
 }
 
