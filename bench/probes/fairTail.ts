@@ -1,0 +1,94 @@
+/**
+ * What the fair lock's slowest waits in the contended scenario have in common: 8 workers on one key, hold
+ * 1 ms, as in the bench, for `PROBE_SECONDS` (default 10) after a 1 s lead-in, with V8's garbage collections
+ * recorded alongside. For the slowest waits it prints which collections overlapped them. Run after
+ * `npm run build`: `node --import tsx bench/probes/fairTail.ts`.
+ */
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { rxlockFairLock } from '../contenders/rxlockFairLock.js';
+import { latencyHistogram, recordMs, summarize } from '../histogram.js';
+import { openServer } from '../server.js';
+import { sleep } from '../sleep.js';
+
+const WORKERS = 8;
+const HOLD_MS = 1;
+const LEAD_IN_MS = 1_000;
+const SECONDS = Number(process.env['PROBE_SECONDS'] ?? 10);
+const SLOW_MS = 15;
+
+interface Span {
+  readonly start: number;
+  readonly ms: number;
+}
+
+const server = await openServer(process.env['REDIS_URL']);
+const key = `fair-tail-${String(Date.now())}`;
+const connections: ReturnType<typeof server.connect>[] = [];
+const connect = (): ReturnType<typeof server.connect> => {
+  const connection = server.connect();
+  connections.push(connection);
+  return connection;
+};
+const workers = await Promise.all(Array.from({ length: WORKERS }, () => rxlockFairLock.open({ key, connect })));
+
+const collections: (Span & { readonly kind: string })[] = [];
+const kinds: Record<number, string> = { 1: 'scavenge', 2: 'minor mark-sweep', 4: 'mark-compact', 8: 'incremental marking', 16: 'weak callbacks' };
+const observer = new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const kind = (entry.detail as { kind?: number } | undefined)?.kind ?? 0;
+    collections.push({ start: entry.startTime, ms: entry.duration, kind: kinds[kind] ?? `kind ${String(kind)}` });
+  }
+});
+observer.observe({ entryTypes: ['gc'] });
+const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+
+const waits: Span[] = [];
+const wait = latencyHistogram();
+let running = true;
+let lastOwner = -1;
+let measureFrom = Infinity;
+const loops = workers.map(async (worker, index) => {
+  while (running) {
+    const start = performance.now();
+    await worker.acquire();
+    const at = performance.now();
+    if (lastOwner !== index && start >= measureFrom) {
+      waits.push({ start, ms: at - start });
+      recordMs(wait, at - start);
+    }
+    lastOwner = index;
+    await sleep(HOLD_MS);
+    await worker.release();
+  }
+});
+await sleep(LEAD_IN_MS);
+measureFrom = performance.now();
+loopDelay.enable();
+await sleep(SECONDS * 1_000);
+running = false;
+loopDelay.disable();
+await Promise.all(loops);
+observer.disconnect();
+
+const during = (span: Span): string[] =>
+  collections.filter((gc) => gc.start < span.start + span.ms && gc.start + gc.ms > span.start).map((gc) => `${gc.kind} ${gc.ms.toFixed(1)} ms`);
+const inWindow = collections.filter((gc) => gc.start >= measureFrom);
+const slow = waits.filter((span) => span.ms > SLOW_MS);
+const summary = summarize(wait);
+console.log(`${server.description}; fair lock, ${String(WORKERS)} workers, hold ${String(HOLD_MS)} ms, ${String(SECONDS)} s`);
+console.log(
+  `new-owner waits ${String(waits.length)}: p50 ${summary?.p50Ms.toFixed(1) ?? '–'} ms, p99 ${summary?.p99Ms.toFixed(1) ?? '–'} ms, max ${summary?.maxMs.toFixed(1) ?? '–'} ms`,
+);
+console.log(
+  `event-loop delay p99 ${(loopDelay.percentile(99) / 1e6).toFixed(2)} ms, max ${(loopDelay.max / 1e6).toFixed(2)} ms; ` +
+    `collections ${String(inWindow.length)}, ${inWindow.reduce((sum, gc) => sum + gc.ms, 0).toFixed(1)} ms in all`,
+);
+console.log(
+  `waits over ${String(SLOW_MS)} ms: ${String(slow.length)}, of which ${String(slow.filter((span) => during(span).length > 0).length)} overlapped a collection`,
+);
+for (const span of [...waits].sort((a, b) => b.ms - a.ms).slice(0, 10)) {
+  console.log(`  ${span.ms.toFixed(1).padStart(6)} ms at ${((span.start - measureFrom) / 1_000).toFixed(2)} s: ${during(span).join(', ') || 'no collection'}`);
+}
+for (const worker of workers) await worker.close();
+for (const connection of connections) connection.disconnect();
+await server.stop();

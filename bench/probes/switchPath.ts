@@ -1,0 +1,83 @@
+/**
+ * Where a fair lock's switch goes: one holder, one queued waiter (two clients, each with its own
+ * connections, in this one process as in the bench), alternating. For each hand-off it records, from the
+ * holder's unsubscribe: when the release's reply arrived (`released` event), when the waiter's subscriber
+ * connection got the hand-off message, and when the waiter's lease arrived; and PING round trips back to
+ * back and after a 1 ms pause. Run after `npm run build`: `node --import tsx bench/probes/switchPath.ts`.
+ */
+import type { Redis } from 'ioredis';
+import { filter, firstValueFrom, type Subscription } from 'rxjs';
+import type { LockClient } from '../../src/index.js';
+import { latencyHistogram, recordMs, summarize, type Histogram } from '../histogram.js';
+import { rxlock } from '../rxlock.js';
+import { measurePing } from '../scenarios/ping.js';
+import { openServer } from '../server.js';
+import { sleep } from '../sleep.js';
+
+const HAND_OFFS = 2_000;
+const WARM_UP = 200;
+
+const server = await openServer(process.env['REDIS_URL']);
+const marks = { released: latencyHistogram(), message: latencyHistogram(), lease: latencyHistogram() };
+let startedAt: number | undefined;
+const mark = (histogram: Histogram): void => {
+  if (startedAt !== undefined) recordMs(histogram, performance.now() - startedAt);
+};
+
+/** A client whose pub/sub connection also reports each message's arrival. */
+const connections: Redis[] = [];
+function client(): LockClient {
+  const redis = server.connect();
+  connections.push(redis);
+  const duplicate = redis.duplicate.bind(redis);
+  redis.duplicate = (...args: Parameters<Redis['duplicate']>) => {
+    const subscriber = duplicate(...args);
+    subscriber.on('message', () => mark(marks.message));
+    return subscriber;
+  };
+  return rxlock.createLockClient({ redis });
+}
+
+const key = `switch-path-${String(Date.now())}`;
+let holder = client();
+let waiter = client();
+let held: Subscription = holder.fairLock$(key).subscribe();
+await firstValueFrom(holder.events$.pipe(filter((event) => event.type === 'acquired')));
+for (let i = 0; i < HAND_OFFS + WARM_UP; i++) {
+  const queued = firstValueFrom(waiter.events$.pipe(filter((event) => event.type === 'waiting')));
+  const leased = new Promise<Subscription>((resolve) => {
+    const next = waiter.fairLock$(key).subscribe(() => {
+      mark(marks.lease);
+      resolve(next);
+    });
+  });
+  await queued;
+  await sleep(2);
+  const released = firstValueFrom(holder.events$.pipe(filter((event) => event.type === 'released')));
+  void released.then(() => mark(marks.released));
+  if (i >= WARM_UP) startedAt = performance.now();
+  held.unsubscribe();
+  held = await leased;
+  await released;
+  startedAt = undefined;
+  [holder, waiter] = [waiter, holder];
+}
+held.unsubscribe();
+await sleep(50);
+
+const ping = { backToBack: latencyHistogram(), afterPause: latencyHistogram() };
+await measurePing(server, ping, 2_000);
+const line = (label: string, histogram: Histogram): string => {
+  const summary = summarize(histogram);
+  return `${label.padEnd(44)} p50 ${summary?.p50Ms.toFixed(3) ?? '–'} ms  p99 ${summary?.p99Ms.toFixed(3) ?? '–'} ms`;
+};
+console.log(`${server.description}; ${String(HAND_OFFS)} fair hand-offs, times from the holder's unsubscribe`);
+console.log(line('release reply (released event)', marks.released));
+console.log(line("hand-off message at the waiter's connection", marks.message));
+console.log(line("waiter's lease", marks.lease));
+console.log(line('PING back to back', ping.backToBack));
+console.log(line('PING after a 1 ms pause', ping.afterPause));
+await holder.close();
+await waiter.close();
+for (const connection of connections) connection.disconnect();
+await server.stop();
