@@ -4,7 +4,7 @@
  * recorded alongside. For the slowest waits it prints which collections overlapped them. Run after
  * `npm run build`: `node --import tsx bench/probes/fairTail.ts`.
  */
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { rxlockFairLock } from '../contenders/rxlockFairLock.js';
 import { latencyHistogram, recordMs, summarize } from '../histogram.js';
 import { openServer } from '../server.js';
@@ -35,7 +35,7 @@ const collections: (Span & { readonly kind: string })[] = [];
 const kinds: Record<number, string> = { 1: 'scavenge', 2: 'minor mark-sweep', 4: 'mark-compact', 8: 'incremental marking', 16: 'weak callbacks' };
 const observer = new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
-    const kind = (entry.detail as { kind?: number } | undefined)?.kind ?? 0;
+    const kind = (entry as PerformanceEntry & { readonly detail?: { readonly kind?: number } }).detail?.kind ?? 0;
     collections.push({ start: entry.startTime, ms: entry.duration, kind: kinds[kind] ?? `kind ${String(kind)}` });
   }
 });

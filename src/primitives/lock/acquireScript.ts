@@ -31,18 +31,29 @@ export type AttemptMode = 'try' | 'new' | 'wait';
  *   A refused waiter gets its ticket (its place in the queue, the server's clock in µs when it joined):
  *   the unlock publishes the reserved waiter's ticket, so only that waiter's client tries.
  * The grant's first write is HINCRBY, so an out-of-memory server refuses it before anything is written.
+ *
+ * The common case, a free lock that nobody waits for, is answered first, before the locals and helper
+ * functions the other cases need: creating them cost Redis about a third of the call (`INFO commandstats`,
+ * 2026-11-22: 8.3 → 5.6–6.2 µs per grant, Redisson's acquire 4.2–4.3 µs).
  */
 export const lockAcquireScript = defineScript<LockAttempt>({
   name: 'lock.acquire',
   lua: `
--- One call recognises the common case, a free lock that nobody waits for.
-local busy = redis.call('exists', KEYS[1], KEYS[2]) > 0
-local size = 0
-if busy then
-  size = redis.pcall('hlen', KEYS[1])
-  if type(size) == 'table' then
-    return redis.error_reply('${WRONGTYPE_REPLY} ' .. KEYS[1] .. ' ' .. redis.call('type', KEYS[1])['ok'])
+-- One call recognises the common case, a free lock that nobody waits for: granted at once.
+if redis.call('exists', KEYS[1], KEYS[2]) == 0 then
+  redis.call('hincrby', KEYS[1], ARGV[2], 1)
+  redis.call('pexpire', KEYS[1], ARGV[1])
+  if ARGV[5] then
+    redis.call('hset', KEYS[4], ARGV[5], 1)
+    redis.call('pexpire', KEYS[4], ARGV[1])
   end
+  if string.sub(ARGV[3], -2) == '+f' then return {1, redis.call('incr', KEYS[#KEYS])} end
+  return {1, -1}
+end
+-- Held, or waited for.
+local size = redis.pcall('hlen', KEYS[1])
+if type(size) == 'table' then
+  return redis.error_reply('${WRONGTYPE_REPLY} ' .. KEYS[1] .. ' ' .. redis.call('type', KEYS[1])['ok'])
 end
 local lease, field, handoff, hold = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[4]), ARGV[5]
 local fencing = string.sub(ARGV[3], -2) == '+f'
@@ -60,7 +71,7 @@ if mine and (not hold or redis.call('hexists', holds, hold) == 1) then
 end
 -- The queue matters to a free lock and to an owner re-entering (who leaves it); anyone else is refused.
 local queued = 0
-if busy and handoff > 0 and (size == 0 or mine) then queued = redis.call('zcard', KEYS[2]) end
+if handoff > 0 and (size == 0 or mine) then queued = redis.call('zcard', KEYS[2]) end
 local now, micros = nil, nil
 local function clock()
   if now == nil then
@@ -127,6 +138,15 @@ return {1, token}
     const fencing = modeArg.endsWith('+f');
     const mode = fencing ? modeArg.slice(0, -2) : modeArg;
     const tokenKey = keys.at(-1) ?? '';
+    if (db.exists(lock) + db.exists(waiters) === 0) {
+      db.hincrby(lock, field, 1);
+      db.pexpire(lock, Number(leaseArg));
+      if (hold !== undefined) {
+        db.hset(holds, hold, '1');
+        db.pexpire(holds, Number(leaseArg));
+      }
+      return [1, fencing ? db.incrby(tokenKey, 1) : -1];
+    }
     const kind = db.type(lock);
     if (kind !== 'none' && kind !== 'hash') throw new ScriptError(`${WRONGTYPE_REPLY} ${lock} ${kind}`);
     const size = db.hlen(lock);
