@@ -33,8 +33,8 @@ export type AttemptMode = 'try' | 'new' | 'wait';
  * The grant's first write is HINCRBY, so an out-of-memory server refuses it before anything is written.
  *
  * The common case, a free lock that nobody waits for, is answered first, before the locals and helper
- * functions the other cases need: creating them cost Redis about a third of the call (`INFO commandstats`,
- * 2026-11-22: 8.3 → 5.6–6.2 µs per grant, Redisson's acquire 4.2–4.3 µs).
+ * functions the other cases need: setting those up cost Redis about a sixth of such a call
+ * (`bench/probes/scriptCost.ts`).
  */
 export const lockAcquireScript = defineScript<LockAttempt>({
   name: 'lock.acquire',
