@@ -1,8 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { REDISSON_LOCK_LUA, REDISSON_UNLOCK_LUA, RedissonPeer } from '../../test/support/redisson.js';
 import type { Contender } from './Contender.js';
+import { scriptsWorker, type LockScripts } from './lockScripts.js';
 
 const LEASE_MS = 30_000;
+
+/** Redisson's RLock acquire and unlock scripts, called as Redisson calls them. */
+export const REDISSON_LOCK_SCRIPTS: LockScripts = {
+  acquireLua: REDISSON_LOCK_LUA,
+  releaseLua: REDISSON_UNLOCK_LUA,
+  acquire: (key, field) => [1, key, LEASE_MS, field],
+  release: (key, field) => [2, key, RedissonPeer.channel(key), 0, LEASE_MS, field],
+  granted: (reply) => reply === null,
+};
 
 /**
  * Not a contender users would pick: Redisson's own RLock acquire and unlock scripts (the shortest version of
@@ -16,18 +26,5 @@ export const redissonScripts: Contender = {
     "Redisson's RLock acquire (EXISTS or HEXISTS, HINCRBY, PEXPIRE) and unlock (HEXISTS, HINCRBY, DEL, PUBLISH `0` on `redisson_lock__channel:{key}`) as Redisson 3.x sent them before its unlock latch (which adds a GET, a SET and a later DEL), by EVALSHA (loaded before the window), field `<uuid>:1`, lease 30000, from a plain async loop. Not a lock users would write: the least a client of this data layout sends. Uncontended only.",
   excludes: false,
   unavailable: () => Promise.resolve(undefined),
-  async open({ key, connect }) {
-    const redis = connect();
-    const field = `${randomUUID()}:1`;
-    const channel = RedissonPeer.channel(key);
-    const lockSha = (await redis.script('LOAD', REDISSON_LOCK_LUA)) as string;
-    const unlockSha = (await redis.script('LOAD', REDISSON_UNLOCK_LUA)) as string;
-    return {
-      acquire: async () => (await redis.evalsha(lockSha, 1, key, LEASE_MS, field)) === null,
-      release: async () => {
-        await redis.evalsha(unlockSha, 2, key, channel, 0, LEASE_MS, field);
-      },
-      close: () => Promise.resolve(),
-    };
-  },
+  open: ({ key, connect }) => scriptsWorker(connect(), REDISSON_LOCK_SCRIPTS, key, `${randomUUID()}:1`),
 };

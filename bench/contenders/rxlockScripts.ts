@@ -4,6 +4,7 @@ import type * as LockKeys from '../../src/primitives/lock/lockKeys.js';
 import type * as ReleaseScript from '../../src/primitives/lock/releaseScript.js';
 import { dist } from '../rxlock.js';
 import type { Contender } from './Contender.js';
+import { scriptsWorker, type LockScripts } from './lockScripts.js';
 
 const { lockAcquireScript } = (await import(`${dist}/primitives/lock/acquireScript.js`)) as typeof AcquireScript;
 const { lockReleaseScript } = (await import(`${dist}/primitives/lock/releaseScript.js`)) as typeof ReleaseScript;
@@ -12,9 +13,24 @@ const { lockKeys } = (await import(`${dist}/primitives/lock/lockKeys.js`)) as ty
 const LEASE_MS = 30_000;
 const HANDOFF_MS = 100;
 
+/** rxlock's lock scripts (of the build under test) with the keys and arguments `lock$` sends for an owner that never re-enters. */
+export const RXLOCK_LOCK_SCRIPTS: LockScripts = {
+  acquireLua: lockAcquireScript.lua,
+  releaseLua: lockReleaseScript.lua,
+  acquire: (key, field) => {
+    const keys = lockKeys(key).acquireKeys;
+    return [keys.length, ...keys, LEASE_MS, field, 'new', HANDOFF_MS];
+  },
+  release: (key, field) => {
+    const keys = lockKeys(key).releaseKeys;
+    return [keys.length, ...keys, field, HANDOFF_MS, 'publish'];
+  },
+  granted: (reply) => Array.isArray(reply) && reply[0] === 1,
+};
+
 /**
  * Not a contender users would pick: rxlock's own acquire and release scripts, with the keys and arguments
- * `lock$` sends, straight through ioredis without the engine. Between the floor and rxlock, it splits what a
+ * `lock$` sends for an owner that never re-enters, straight through ioredis without the engine. Between the floor and rxlock, it splits what a
  * cycle costs into the scripts' share and the engine's. Uncontended only, like the floor.
  */
 export const rxlockScripts: Contender = {
@@ -24,21 +40,5 @@ export const rxlockScripts: Contender = {
     "rxlock's lock acquire and release scripts (EVALSHA, loaded before the window) with the keys and arguments `lock$` sends for an owner that never re-enters (field `<uuid>:#1`, lease 30000, mode `new`, handoffMs 100), sent from a plain async loop: no engine, no watchdog, no waiting. Not a lock users would write; it shows how much of rxlock's cycle is its scripts. Uncontended only.",
   excludes: false,
   unavailable: () => Promise.resolve(undefined),
-  async open({ key, connect }) {
-    const redis = connect();
-    const keys = lockKeys(key);
-    const field = `${randomUUID()}:#1`;
-    const acquireSha = (await redis.script('LOAD', lockAcquireScript.lua)) as string;
-    const releaseSha = (await redis.script('LOAD', lockReleaseScript.lua)) as string;
-    return {
-      acquire: async () => {
-        const [granted] = (await redis.evalsha(acquireSha, keys.acquireKeys.length, ...keys.acquireKeys, LEASE_MS, field, 'new', HANDOFF_MS)) as number[];
-        return granted === 1;
-      },
-      release: async () => {
-        await redis.evalsha(releaseSha, keys.releaseKeys.length, ...keys.releaseKeys, field, HANDOFF_MS, 'publish');
-      },
-      close: () => Promise.resolve(),
-    };
-  },
+  open: ({ key, connect }) => scriptsWorker(connect(), RXLOCK_LOCK_SCRIPTS, key, `${randomUUID()}:#1`),
 };

@@ -5,53 +5,19 @@
  * Run after `npm run build`: `node --import tsx bench/probes/scriptCost.ts`.
  */
 import type { Redis } from 'ioredis';
-import type * as AcquireScript from '../../src/primitives/lock/acquireScript.js';
-import type * as LockKeys from '../../src/primitives/lock/lockKeys.js';
-import type * as ReleaseScript from '../../src/primitives/lock/releaseScript.js';
-import { REDISSON_LOCK_LUA, REDISSON_UNLOCK_LUA, RedissonPeer } from '../../test/support/redisson.js';
-import { dist } from '../rxlock.js';
+import type { LockScripts } from '../contenders/lockScripts.js';
+import { REDISSON_LOCK_SCRIPTS } from '../contenders/redissonScripts.js';
+import { RXLOCK_LOCK_SCRIPTS } from '../contenders/rxlockScripts.js';
 import { openServer } from '../server.js';
-
-const { lockAcquireScript } = (await import(`${dist}/primitives/lock/acquireScript.js`)) as typeof AcquireScript;
-const { lockReleaseScript } = (await import(`${dist}/primitives/lock/releaseScript.js`)) as typeof ReleaseScript;
-const { lockKeys } = (await import(`${dist}/primitives/lock/lockKeys.js`)) as typeof LockKeys;
 
 const ROUNDS = 7;
 const BATCHES = 8;
 const KEYS_PER_BATCH = 1_000;
-const LEASE_MS = 30_000;
-const FIELD = 'c3a8e2b4-1f9d-4c1e-9a7b-0123456789ab:#1';
+const FIELD = 'c3a8e2b4-1f9d-4c1e-9a7b-0123456789ab:1';
 
-/** One lock's acquire and release, as `[numKeys, ...keys, ...args]` for a key. */
-interface ScriptPair {
-  readonly label: string;
-  readonly acquireLua: string;
-  readonly releaseLua: string;
-  readonly acquire: (key: string) => (string | number)[];
-  readonly release: (key: string) => (string | number)[];
-}
-
-const pairs: readonly ScriptPair[] = [
-  {
-    label: "Redisson's RLock scripts",
-    acquireLua: REDISSON_LOCK_LUA,
-    releaseLua: REDISSON_UNLOCK_LUA,
-    acquire: (key) => [1, key, LEASE_MS, FIELD],
-    release: (key) => [2, key, RedissonPeer.channel(key), 0, LEASE_MS, FIELD],
-  },
-  {
-    label: "rxlock's lock scripts",
-    acquireLua: lockAcquireScript.lua,
-    releaseLua: lockReleaseScript.lua,
-    acquire: (key) => {
-      const keys = lockKeys(key).acquireKeys;
-      return [keys.length, ...keys, LEASE_MS, FIELD, 'new', 100];
-    },
-    release: (key) => {
-      const keys = lockKeys(key).releaseKeys;
-      return [keys.length, ...keys, FIELD, 100, 'publish'];
-    },
-  },
+const pairs: readonly (LockScripts & { readonly label: string })[] = [
+  { label: "Redisson's RLock scripts", ...REDISSON_LOCK_SCRIPTS },
+  { label: "rxlock's lock scripts", ...RXLOCK_LOCK_SCRIPTS },
 ];
 
 /** Calls and µs of EVALSHA so far. */
@@ -61,10 +27,10 @@ async function evalshaStats(redis: Redis): Promise<{ calls: number; usec: number
 }
 
 /** Sends one pipeline of EVALSHA calls; returns the server µs per call. */
-async function timedBatch(redis: Redis, sha: string, calls: readonly (string | number)[][]): Promise<number> {
+async function timedBatch(redis: Redis, sha: string, calls: readonly [number, ...(string | number)[]][]): Promise<number> {
   const before = await evalshaStats(redis);
   const pipeline = redis.pipeline();
-  for (const [numKeys, ...rest] of calls) pipeline.evalsha(sha, numKeys!, ...rest);
+  for (const call of calls) pipeline.evalsha(sha, ...call);
   const replies = (await pipeline.exec()) ?? [];
   const failed = replies.find(([error]) => error !== null);
   if (failed?.[0] != null) throw failed[0];
@@ -87,8 +53,20 @@ try {
       const [acquireSha, releaseSha] = shas[index]!;
       for (let batch = 0; batch < BATCHES; batch++) {
         const keys = Array.from({ length: KEYS_PER_BATCH }, (_, i) => `${marker}:${String(index)}:${String(round)}:${String(batch)}:${String(i)}`);
-        perPair[index]!.acquire.push(await timedBatch(redis, acquireSha, keys.map(pair.acquire)));
-        perPair[index]!.release.push(await timedBatch(redis, releaseSha, keys.map(pair.release)));
+        perPair[index]!.acquire.push(
+          await timedBatch(
+            redis,
+            acquireSha,
+            keys.map((key) => pair.acquire(key, FIELD)),
+          ),
+        );
+        perPair[index]!.release.push(
+          await timedBatch(
+            redis,
+            releaseSha,
+            keys.map((key) => pair.release(key, FIELD)),
+          ),
+        );
       }
     }
   }
