@@ -5,6 +5,7 @@ import type { ChannelEvent, LockStore, ReplyObserver, RunOptions, StoreConnectio
 import { StoreError } from '../StoreError.js';
 import { classifyRedisError } from './classifyRedisError.js';
 import { hasShardedSubscribers, serverMajorVersion, SHARDED_PUBSUB_REQUIREMENT, type PublishCommand, type ShardedPubSubSetting } from './pubSubMode.js';
+import { preparedEvalsha, type EvalshaSender } from './preparedEvalsha.js';
 import type { RedisLike } from './RedisLike.js';
 import { Subscriber } from './Subscriber.js';
 
@@ -43,6 +44,7 @@ class RedisConnection implements StoreConnection {
   readonly #redis: RedisLike;
   readonly #scheduler: SchedulerLike;
   readonly #replicaTimeoutMs: number;
+  readonly #evalsha: EvalshaSender;
   /** Changes at most once, when the version check finds a server without sharded pub/sub. */
   publishCommand: PublishCommand;
   /**
@@ -88,6 +90,7 @@ class RedisConnection implements StoreConnection {
     this.#redis = redis;
     this.#scheduler = scheduler;
     this.#replicaTimeoutMs = options.replicaTimeoutMs ?? 1_000;
+    this.#evalsha = preparedEvalsha(redis) ?? ((sha1, keys, args) => redis.evalsha(sha1, keys.length, ...keys, ...args));
     const shard = options.shardedPubSub !== false && hasShardedSubscribers(redis);
     this.publishCommand = shard ? 'spublish' : 'publish';
     if (shard) this.#detecting = this.#checkServerVersion(options.shardedPubSub === true);
@@ -144,7 +147,7 @@ class RedisConnection implements StoreConnection {
       return;
     }
     // The hot path: one promise per command, no async function.
-    this.#redis.evalsha(script.sha1, keys.length, ...keys, ...args).then(
+    this.#evalsha(script.sha1, keys, args).then(
       (reply) => deliver(script, reply, observer),
       (error: unknown) => {
         // The script cache was flushed (SCRIPT FLUSH, restart, failover): send the body once.

@@ -1,0 +1,68 @@
+/**
+ * What sending one EVALSHA costs the client (user CPU per call), through ioredis's `evalsha()` and through
+ * the path rxlock's Redis store takes for a standalone client (`preparedEvalsha`: the arguments flat already,
+ * so ioredis's `Array.prototype.flat` has nothing to do), with the three arguments of the bench's floor and
+ * the ten of a lock acquire. 64 calls in flight on one connection keep the client busy; 7 interleaved rounds
+ * of 50,000 calls each; medians. Run after `npm run build`: `node --import tsx bench/probes/commandCost.ts`.
+ */
+import type * as PreparedEvalsha from '../../src/store/redis/preparedEvalsha.js';
+import { dist } from '../rxlock.js';
+import { openServer } from '../server.js';
+
+const { preparedEvalsha } = (await import(`${dist}/store/redis/preparedEvalsha.js`)) as typeof PreparedEvalsha;
+
+const ROUNDS = 7;
+const CALLS = 50_000;
+const IN_FLIGHT = 64;
+const FIELD = 'c3a8e2b4-1f9d-4c1e-9a7b-0123456789ab:7f3e2a10-5b6c-4d7e-8f90-0123456789ab';
+
+type Send = (sha1: string, keys: readonly string[], args: readonly (string | number)[]) => Promise<unknown>;
+
+const server = await openServer(process.env['REDIS_URL']);
+const redis = server.connect();
+try {
+  const prepared = preparedEvalsha(redis);
+  if (prepared === undefined) throw new Error('preparedEvalsha does not apply to this client');
+  const sha1 = (await redis.script('LOAD', 'return 1')) as string;
+  const shapes: Record<string, [readonly string[], readonly (string | number)[]]> = {
+    '3 arguments (the floor)': [['key'], []],
+    '10 arguments (lock acquire)': [
+      ['key', 'rxlock_waiters:{key}', 'rxlock_handoff:{key}'],
+      [30_000, FIELD, 'new', 100],
+    ],
+  };
+  const paths: Record<string, Send> = {
+    'ioredis evalsha()': (sha, keys, args) => redis.evalsha(sha, keys.length, ...keys, ...args),
+    'rxlock preparedEvalsha': prepared,
+  };
+  const samples = new Map<string, number[]>();
+
+  const timed = async (send: Send, keys: readonly string[], args: readonly (string | number)[]): Promise<number> => {
+    let started = 0;
+    const lane = async (): Promise<void> => {
+      while (started < CALLS) {
+        started++;
+        await send(sha1, keys, args);
+      }
+    };
+    const before = process.cpuUsage();
+    await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
+    return process.cpuUsage(before).user / CALLS;
+  };
+
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [shape, [keys, args]] of Object.entries(shapes)) {
+      for (const [path, send] of Object.entries(paths)) {
+        const label = `${shape}, ${path}`;
+        const perCall = await timed(send, keys, args);
+        samples.set(label, [...(samples.get(label) ?? []), perCall]);
+      }
+    }
+  }
+  const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  console.log(`${server.description}; client user CPU per EVALSHA, medians of ${String(ROUNDS)} rounds of ${String(CALLS)} calls`);
+  for (const [label, values] of samples) console.log(`${label.padEnd(56)} ${median(values).toFixed(2)} µs`);
+} finally {
+  redis.disconnect();
+  await server.stop();
+}

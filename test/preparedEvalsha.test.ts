@@ -1,0 +1,76 @@
+import { Cluster, Redis, type Command, type RedisOptions } from 'ioredis';
+import { Redis as Redis6 } from 'ioredis6';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { preparedEvalsha } from '../src/store/redis/preparedEvalsha.js';
+import { startRedis, type RedisServer } from './support/redisServer.js';
+
+const SCRIPT = "return {KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], redis.call('incr', KEYS[1])}";
+
+/** The EVALSHA fast path must send byte for byte what ioredis's `evalsha()` sends, and be used only where it can. */
+describe('preparedEvalsha', () => {
+  let server: RedisServer;
+  const connections: { disconnect(): void }[] = [];
+  const connect = (options: RedisOptions = {}): Redis => {
+    const redis = new Redis({ port: server.port, host: '127.0.0.1', ...options });
+    connections.push(redis);
+    return redis;
+  };
+
+  beforeAll(async () => {
+    server = await startRedis();
+  });
+  afterAll(async () => {
+    for (const redis of connections) redis.disconnect();
+    await server.stop();
+  });
+
+  it('sends the same command as evalsha() and resolves with the same reply', async () => {
+    const redis = connect();
+    const sent: { args: unknown[]; bytes: string | Buffer }[] = [];
+    const sendCommand = redis.sendCommand.bind(redis);
+    redis.sendCommand = (command: Command, stream) => {
+      sent.push({ args: [...command.args], bytes: command.toWritable({}) });
+      return sendCommand(command, stream);
+    };
+    const sha1 = (await redis.script('LOAD', SCRIPT)) as string;
+    const evalsha = preparedEvalsha(redis);
+    expect(evalsha).toBeTypeOf('function');
+    sent.length = 0;
+
+    const viaIoredis = await redis.evalsha(sha1, 2, 'prepared-a', '{prepared-a}:b', 30_000, 'field', 7.5);
+    const viaPrepared = await evalsha?.(sha1, ['prepared-a', '{prepared-a}:b'], [30_000, 'field', 7.5]);
+
+    expect(viaIoredis).toEqual(['prepared-a', '{prepared-a}:b', '30000', 'field', '7.5', 1]);
+    expect(viaPrepared).toEqual(['prepared-a', '{prepared-a}:b', '30000', 'field', '7.5', 2]);
+    expect(sent).toHaveLength(2);
+    expect(sent[1]).toEqual(sent[0]);
+    await redis.del('prepared-a');
+  });
+
+  it('rejects with the server error, as evalsha() does', async () => {
+    const evalsha = preparedEvalsha(connect());
+    await expect(evalsha?.('0'.repeat(40), ['prepared-b'], [])).rejects.toThrow(/^NOSCRIPT/);
+  });
+
+  it('leaves to evalsha() what it would send differently or cannot reach', () => {
+    expect(preparedEvalsha(connect({ keyPrefix: 'app:' }))).toBeUndefined();
+    expect(preparedEvalsha(connect({ enableAutoPipelining: true }))).toBeUndefined();
+    expect(preparedEvalsha(connect({ showFriendlyErrorStack: true }))).toBeUndefined();
+    const cluster = new Cluster([{ host: '127.0.0.1', port: server.port }], { lazyConnect: true });
+    connections.push(cluster);
+    expect(preparedEvalsha(cluster)).toBeUndefined();
+    const six = new Redis6({ port: server.port, host: '127.0.0.1', lazyConnect: true });
+    connections.push(six);
+    expect(preparedEvalsha(six)).toBeUndefined();
+    const redis = connect();
+    const traced = new Proxy(redis, {
+      get: (target, property): unknown => (property === 'evalsha' ? () => Promise.resolve('traced') : Reflect.get(target, property, target)),
+    });
+    expect(preparedEvalsha(traced)).toBeUndefined();
+    const replaced = connect();
+    Object.assign(replaced, { evalsha: () => Promise.resolve('replaced') });
+    expect(preparedEvalsha(replaced)).toBeUndefined();
+    const wrapper = { evalsha: redis.evalsha.bind(redis), isCluster: false, options: {}, sendCommand: redis.sendCommand.bind(redis) };
+    expect(preparedEvalsha(wrapper)).toBeUndefined();
+  });
+});
