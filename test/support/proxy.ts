@@ -48,6 +48,8 @@ interface Link {
   /** Chunks waiting for their delivery time, in order, per direction. */
   readonly delayedRequests: Delayed[];
   readonly delayedReplies: Delayed[];
+  /** The pending delivery timer of each direction, cleared when the link goes, so that none outlives the proxy. */
+  readonly timers: Map<Delayed[], ReturnType<typeof setTimeout>>;
 }
 
 interface Delayed {
@@ -63,8 +65,16 @@ export async function startProxy(targetPort: number, options: { seed?: number } 
   let resets = 0;
   let drop: { matches: (request: Buffer) => boolean; left: number; dropped: number; done: (dropped: number) => void } | undefined;
 
+  /** Takes a link out of the proxy; false if it was gone already. */
+  const forget = (link: Link): boolean => {
+    if (!links.delete(link)) return false;
+    for (const timer of link.timers.values()) clearTimeout(timer);
+    link.timers.clear();
+    return true;
+  };
+
   const reset = (link: Link): void => {
-    if (!links.delete(link)) return;
+    if (!forget(link)) return;
     resets++;
     link.client.resetAndDestroy();
     link.upstream.destroy();
@@ -111,8 +121,9 @@ export async function startProxy(targetPort: number, options: { seed?: number } 
 
   const drain = (link: Link, queue: Delayed[], target: Socket): void => {
     const head = queue[0];
+    link.timers.delete(queue);
     if (head === undefined) return;
-    setTimeout(
+    const timer = setTimeout(
       () => {
         if (!links.has(link)) return;
         while (queue.length > 0 && (queue[0]?.due ?? Infinity) <= performance.now()) target.write(queue.shift()!.chunk);
@@ -120,6 +131,7 @@ export async function startProxy(targetPort: number, options: { seed?: number } 
       },
       Math.max(0, Math.ceil(head.due - performance.now())),
     );
+    link.timers.set(queue, timer);
   };
 
   const server: Server = createServer({ noDelay: true }, (client) => {
@@ -132,13 +144,13 @@ export async function startProxy(targetPort: number, options: { seed?: number } 
     const upstream = new Socket();
     upstream.setNoDelay(true);
     upstream.on('error', () => undefined);
-    const link: Link = { client, upstream, tainted: false, awaitingReply: false, delayedRequests: [], delayedReplies: [] };
+    const link: Link = { client, upstream, tainted: false, awaitingReply: false, delayedRequests: [], delayedReplies: [], timers: new Map() };
     links.add(link);
     upstream.connect(targetPort, '127.0.0.1');
     client.on('data', (chunk: Buffer) => forward(link, 'requests', chunk));
     upstream.on('data', (chunk: Buffer) => forward(link, 'replies', chunk));
     const close = (): void => {
-      if (!links.delete(link)) return;
+      if (!forget(link)) return;
       client.destroy();
       upstream.destroy();
     };
@@ -183,7 +195,7 @@ export async function startProxy(targetPort: number, options: { seed?: number } 
       drop?.done(drop.dropped);
       drop = undefined;
       for (const link of [...links]) {
-        links.delete(link);
+        forget(link);
         link.client.destroy();
         link.upstream.destroy();
       }
