@@ -7,6 +7,7 @@ import type { Lease } from './Lease.js';
 import type { ReplyObserver } from '../store/Store.js';
 import type { RenewEntry, RenewTarget } from './Renewer.js';
 import { send, type Command } from './send.js';
+import type { LinkedNode } from '../util/LinkedSet.js';
 import { isTransient, toLockError } from './toLockError.js';
 
 /** How a hold's key stays alive: renewed by the watchdog, a fixed lease that runs out, or no expiry at all. */
@@ -60,6 +61,8 @@ export class HeldLease implements Lease, RenewEntry {
   readonly acquiredAt: number;
   /** @internal The renewer's (watchdog) or the fixed lease's deadline; Infinity without expiry. */
   heldUntil = Infinity;
+  /** @internal The renewer's slot for this lease. */
+  renewNode: LinkedNode<RenewEntry> | undefined = undefined;
   readonly #spec: HoldSpec;
   readonly #onLost: LossListener;
   readonly #tracked: Tracked;

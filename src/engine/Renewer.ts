@@ -1,6 +1,7 @@
 import type { SchedulerLike, Subscription } from 'rxjs';
 import type { Script } from '../store/Script.js';
 import type { StoreConnection } from '../store/Store.js';
+import { LinkedSet, type LinkedNode } from '../util/LinkedSet.js';
 
 /** How holds of one kind are renewed together: one script call renews a batch of them. */
 export interface RenewKind {
@@ -21,6 +22,8 @@ export interface RenewEntry {
   readonly renewTarget: RenewTarget;
   /** The latest time this hold is still known to be held; the renewer moves it forward. */
   heldUntil: number;
+  /** The renewer's own slot: where this hold sits in its list while renewed. */
+  renewNode: LinkedNode<RenewEntry> | undefined;
   renewed(): void;
   /** A renewal failed, but the deadline still allows retries. */
   renewFailed(error: unknown): void;
@@ -45,7 +48,9 @@ export class Renewer {
   readonly #connection: StoreConnection;
   readonly #scheduler: SchedulerLike;
   readonly #settings: RenewerSettings;
-  readonly #entries = new Set<RenewEntry>();
+  // A linked list, not a Set: holds come and go many times a second, and a Set spent more on adding and
+  // deleting them (hashing each new hold, resizing its table) than the rest of a hold's bookkeeping.
+  readonly #entries = new LinkedSet<RenewEntry>();
   #tick: Subscription | undefined;
   #watch: Subscription | undefined;
   #watchAt = Infinity;
@@ -63,7 +68,7 @@ export class Renewer {
   /** Starts renewing a hold whose granting command was sent at `sentAt` (`now`: the caller's `scheduler.now()`). */
   add(entry: RenewEntry, sentAt: number, now: number): void {
     entry.heldUntil = sentAt + this.#settings.ttlMs - this.#settings.driftMs;
-    this.#entries.add(entry);
+    entry.renewNode = this.#entries.add(entry);
     if (this.#tick === undefined) this.#startTicking();
     this.#armWatch(entry.heldUntil);
     // The grant took over a third of the TTL to arrive (slow Redis): the next tick could come too late to renew in time.
@@ -73,7 +78,9 @@ export class Renewer {
   // The timers are not stopped here: holds come and go many times a second, and a tick or sweep that
   // finds nothing to do stops itself, which saves a timer per hold.
   remove(entry: RenewEntry): void {
-    this.#entries.delete(entry);
+    if (entry.renewNode === undefined) return;
+    this.#entries.delete(entry.renewNode);
+    entry.renewNode = undefined;
   }
 
   /** Stops both timers at once (client close). */
@@ -127,7 +134,7 @@ export class Renewer {
     this.#connection.run(renewKind.script, keys, args).subscribe({
       next: (results) => {
         batch.forEach((entry, index) => {
-          if (!this.#entries.has(entry)) return;
+          if (!isRenewed(entry)) return;
           if (results[index] === 1) {
             entry.heldUntil = Math.max(entry.heldUntil, sentAt + ttlMs - driftMs);
             entry.renewed();
@@ -138,11 +145,11 @@ export class Renewer {
         });
       },
       error: (error: unknown) => {
-        const alive = batch.filter((entry) => this.#entries.has(entry));
+        const alive = batch.filter((entry) => isRenewed(entry));
         for (const entry of alive) entry.renewFailed(error);
         if (alive.length === 0) return;
         const retryMs = Math.max(1, Math.floor(ttlMs / 10));
-        this.#scheduler.schedule(() => this.#send(alive.filter((entry) => this.#entries.has(entry))), retryMs);
+        this.#scheduler.schedule(() => this.#send(alive.filter((entry) => isRenewed(entry))), retryMs);
       },
     });
   }
@@ -169,4 +176,9 @@ export class Renewer {
     }
     if (next !== Infinity && this.#entries.size > 0) this.#armWatch(next);
   }
+}
+
+/** Whether the renewer still renews this hold (`stop()` empties its list without visiting every hold). */
+function isRenewed(entry: RenewEntry): boolean {
+  return entry.renewNode !== undefined && !entry.renewNode.removed;
 }
