@@ -23,9 +23,9 @@ class FlatEvalsha extends Command {
  * and reply decoding.
  *
  * Returns undefined, and the caller uses `evalsha()`, for a Cluster, a client of another ioredis copy or
- * version, a client whose `evalsha()` is not ioredis's own, a client with a `keyPrefix`, friendly error stacks or auto-pipelining (which `evalsha()` applies and
- * `sendCommand` would skip), anything that is not an ioredis client, and an ioredis whose `Command` no longer
- * builds the same command this way.
+ * version, a client whose `evalsha()` is not ioredis's own, a client with a `keyPrefix`, friendly error
+ * stacks or auto-pipelining (which `evalsha()` applies and `sendCommand` would skip), anything that is not an
+ * ioredis client, and an ioredis whose `Command` no longer builds the same command this way.
  */
 export function preparedEvalsha(redis: object): EvalshaSender | undefined {
   // A client whose evalsha() was wrapped or replaced (instrumentation, a Proxy) must keep seeing every call.
