@@ -71,7 +71,8 @@ describeStores('multiLock$ contract', (fixture) => {
 
   it('errors with LockLostError when any member is lost, and releases every other member', async () => {
     const f = fixture();
-    const client = f.client({ watchdogTimeoutMs: 300 });
+    // Renewals every 500 ms find l-b gone soon; a shorter lease risks l-a being lost first to a stall of a slow host.
+    const client = f.client({ watchdogTimeoutMs: 1_500 });
     const outcome = firstValueFrom(client.multiLock$(['l-a', 'l-b', 'l-c']).pipe(switchMap(() => timer(5_000)))).catch((e: unknown) => e);
     expect(await eventually(async () => (await client.isLocked('l-a')) && (await client.isLocked('l-b')) && (await client.isLocked('l-c')))).toBe(true);
     expect(await client.forceUnlock('l-b')).toBe(true);
