@@ -37,7 +37,8 @@ describe('losing a lock (issue 3, item 10)', () => {
     // A hand-off reservation lives 100 ms after an unlock; everything else must be gone.
     expect(await eventually(async () => (await admin.keys('*')).length === 0, 1_000)).toBe(true);
     expect(await admin.pubsub('CHANNELS')).toEqual([]);
-    expect(await eventually(() => activeTimers() <= timersBefore, 1_000)).toBe(true);
+    // 2 s, as the fault rig allows: on a stalled shared VM the last retry or reconnect timers can take over 1 s to fire.
+    expect(await eventually(() => activeTimers() <= timersBefore, 2_000)).toBe(true);
   });
 
   /** A client whose connection runs through a proxy the test controls. */
