@@ -1,4 +1,4 @@
-import { Cluster, Redis, type Command, type RedisOptions } from 'ioredis';
+import { Cluster, type Command, type Redis, type RedisOptions } from 'ioredis';
 import { Redis as Redis6 } from 'ioredis6';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { preparedEvalsha } from '../src/store/redis/preparedEvalsha.js';
@@ -9,18 +9,15 @@ const SCRIPT = "return {KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], redis.call(
 /** The EVALSHA fast path must send byte for byte what ioredis's `evalsha()` sends, and be used only where it can. */
 describe('preparedEvalsha', () => {
   let server: RedisServer;
-  const connections: { disconnect(): void }[] = [];
-  const connect = (options: RedisOptions = {}): Redis => {
-    const redis = new Redis({ port: server.port, host: '127.0.0.1', ...options });
-    connections.push(redis);
-    return redis;
-  };
+  /** Clients that `server.stop()` does not close (of other classes). */
+  const others: { disconnect(): void }[] = [];
+  const connect = (options?: RedisOptions): Redis => server.client(options);
 
   beforeAll(async () => {
     server = await startRedis();
   });
   afterAll(async () => {
-    for (const redis of connections) redis.disconnect();
+    for (const client of others) client.disconnect();
     await server.stop();
   });
 
@@ -57,10 +54,10 @@ describe('preparedEvalsha', () => {
     expect(preparedEvalsha(connect({ enableAutoPipelining: true }))).toBeUndefined();
     expect(preparedEvalsha(connect({ showFriendlyErrorStack: true }))).toBeUndefined();
     const cluster = new Cluster([{ host: '127.0.0.1', port: server.port }], { lazyConnect: true });
-    connections.push(cluster);
+    others.push(cluster);
     expect(preparedEvalsha(cluster)).toBeUndefined();
     const six = new Redis6({ port: server.port, host: '127.0.0.1', lazyConnect: true });
-    connections.push(six);
+    others.push(six);
     expect(preparedEvalsha(six)).toBeUndefined();
     const redis = connect();
     const traced = new Proxy(redis, {
