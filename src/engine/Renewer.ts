@@ -145,11 +145,11 @@ export class Renewer {
         });
       },
       error: (error: unknown) => {
-        const alive = batch.filter((entry) => isRenewed(entry));
+        const alive = batch.filter(isRenewed);
         for (const entry of alive) entry.renewFailed(error);
         if (alive.length === 0) return;
         const retryMs = Math.max(1, Math.floor(ttlMs / 10));
-        this.#scheduler.schedule(() => this.#send(alive.filter((entry) => isRenewed(entry))), retryMs);
+        this.#scheduler.schedule(() => this.#send(alive.filter(isRenewed)), retryMs);
       },
     });
   }
