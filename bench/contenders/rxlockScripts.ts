@@ -19,7 +19,7 @@ export const RXLOCK_LOCK_SCRIPTS: LockScripts = {
   releaseLua: lockReleaseScript.lua,
   acquire: (key, field) => {
     const keys = lockKeys(key).acquireKeys;
-    return [keys.length, ...keys, LEASE_MS, field, 'new', HANDOFF_MS];
+    return [keys.length, ...keys, LEASE_MS, field, 'new+d', HANDOFF_MS];
   },
   release: (key, field) => {
     const keys = lockKeys(key).releaseKeys;
@@ -37,7 +37,7 @@ export const rxlockScripts: Contender = {
   id: 'rxlock-scripts',
   label: 'rxlock scripts, no engine',
   settings:
-    "rxlock's lock acquire and release scripts (EVALSHA, loaded before the window) with the keys and arguments `lock$` sends for an owner that never re-enters (field `<uuid>:#1`, lease 30000, mode `new`, handoffMs 100), sent from a plain async loop: no engine, no watchdog, no waiting. Not a lock users would write; it shows how much of rxlock's cycle is its scripts. Uncontended only.",
+    "rxlock's lock acquire and release scripts (EVALSHA, loaded before the window) with the keys and arguments `lock$` sends for an owner that never re-enters (field `<uuid>:#1`, lease 30000, mode `new+d`, handoffMs 100), sent from a plain async loop: no engine, no watchdog, no waiting. Not a lock users would write; it shows how much of rxlock's cycle is its scripts. Uncontended only.",
   excludes: false,
   unavailable: () => Promise.resolve(undefined),
   open: ({ key, connect }) => scriptsWorker(connect(), RXLOCK_LOCK_SCRIPTS, key, `${randomUUID()}:#1`),

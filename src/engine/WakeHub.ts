@@ -84,6 +84,11 @@ export class WakeHub {
     return this.#lines.size;
   }
 
+  /** Whether `channel` is subscribed, or being subscribed (a waiter joined its line). */
+  listening(channel: string): boolean {
+    return this.#lines.has(channel);
+  }
+
   join(channel: string, owner: string, policy: WakePolicy, callbacks: WaiterCallbacks, graceMs = 0): WaitTicket {
     const line = this.#line(channel, policy);
     line.grace?.unsubscribe();

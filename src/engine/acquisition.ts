@@ -20,6 +20,8 @@ export type AttemptReply<G> =
       readonly retryInMs: number;
       /** This waiter's id in the server's queue, if it has one: wake-up messages may name it. @default the owner */
       readonly waiterId?: string;
+      /** The server's time (µs) when the attempt found the caller queued, for primitives that time direct hand-offs from it. */
+      readonly serverUs?: number;
     };
 
 /** What a primitive tells the engine about acquiring it. */
@@ -36,8 +38,13 @@ export interface AcquireSpec<G> {
   readonly policy: WakePolicy;
   /** Keep the channel subscribed this long after the last local waiter leaves. @default 0 */
   readonly graceMs?: number;
-  /** One attempt (a script call, or an Observable that sends it). `asWaiter`: this caller has been waiting (it may take a reserved hand-off). */
-  attempt(asWaiter: boolean): Command<AttemptReply<G>>;
+  /**
+   * One attempt (a script call, or an Observable that sends it). `asWaiter`: this caller has been waiting (it
+   * may take a reserved hand-off). `now`: the scheduler's time, read by the engine anyway.
+   */
+  attempt(asWaiter: boolean, now: number): Command<AttemptReply<G>>;
+  /** The attempt sent at `sentAt` found the caller queued at the server's time `serverUs` (when its reply says). */
+  queued?(serverUs: number, sentAt: number): void;
   /**
    * Owner-checked release of a grant nobody will use, or of an attempt whose outcome is unknown. Never throws.
    * `settled` is called once it was answered or failed: `known` says it has run or never will, `false` that
@@ -46,6 +53,27 @@ export interface AcquireSpec<G> {
   compensate(settled?: (known: boolean) => void): void;
   /** Takes this waiter out of a server-side queue when it gives up (fair lock). Never throws. */
   abandon?(): void;
+  /**
+   * A second channel to listen on while waiting: where releases hand the lock to this client's waiters
+   * directly (lock). Read once, when the wait begins.
+   */
+  readonly handOff?: HandOffLine | undefined;
+  /**
+   * What must hear that the hold ended (released, lost, failed or cancelled), if anything: asked once, when
+   * the grant arrives or the acquisition fails, so that a hold keeps nothing it does not need.
+   */
+  endListener?(): EndListener | undefined;
+}
+
+/** A channel whose messages wake the waiter they name by `id` (see `AcquireSpec.handOff`). */
+export interface HandOffLine {
+  readonly channel: string;
+  readonly policy: WakePolicy;
+  readonly id: string;
+}
+
+export interface EndListener {
+  ended(): void;
 }
 
 export interface AcquireHandlers<G> {
@@ -97,6 +125,7 @@ class Acquisition<G> implements WaiterCallbacks, Cancellable {
   #failures = 0;
   #sentAt = 0;
   #ticket: WaitTicket | undefined;
+  #handOffTicket: WaitTicket | undefined;
   #retryTimer: Subscription | undefined;
   #waitTimer: Subscription | undefined;
 
@@ -117,7 +146,7 @@ class Acquisition<G> implements WaiterCallbacks, Cancellable {
   cancel(): void {
     if (this.#done) return;
     this.#finish();
-    this.#ticket?.leave(false);
+    this.#leaveLines(false);
     if (this.#waited) this.#spec.abandon?.();
   }
 
@@ -151,7 +180,7 @@ class Acquisition<G> implements WaiterCallbacks, Cancellable {
         return;
       }
       this.#finish();
-      this.#ticket?.leave(true);
+      this.#leaveLines(true);
       this.#handlers.granted(reply.grant, sentAt, now);
       return;
     }
@@ -159,6 +188,7 @@ class Acquisition<G> implements WaiterCallbacks, Cancellable {
       this.#giveUp(new LockTimeoutError(spec.name, 0));
       return;
     }
+    if (reply.serverUs !== undefined) spec.queued?.(reply.serverUs, this.#sentAt);
     this.#waitAgain(reply.retryInMs, reply.waiterId ?? spec.owner);
   }
 
@@ -230,7 +260,7 @@ class Acquisition<G> implements WaiterCallbacks, Cancellable {
     this.#inFlight = true;
     this.#again = false;
     this.#sentAt = now;
-    send(this.#spec.core, this.#spec.attempt(asWaiter), this, now);
+    send(this.#spec.core, this.#spec.attempt(asWaiter, now), this, now);
   }
 
   #trigger(woken: boolean): void {
@@ -252,11 +282,14 @@ class Acquisition<G> implements WaiterCallbacks, Cancellable {
     }
     if (this.#ticket === undefined) {
       this.#ticket = core.hub.join(spec.channel, waiterId, spec.policy, this, spec.graceMs ?? 0);
+      const line = spec.handOff;
+      if (line !== undefined) this.#handOffTicket = core.hub.join(line.channel, line.id, line.policy, this, spec.graceMs ?? 0);
     } else {
       this.#ticket.identify(waiterId);
       if (this.#wokenAttempt) {
         this.#wokenAttempt = false;
         this.#ticket.rearm();
+        this.#handOffTicket?.rearm();
       }
     }
     // Rearming may have delivered a wake that arrived meanwhile and started the next attempt.
@@ -277,12 +310,17 @@ class Acquisition<G> implements WaiterCallbacks, Cancellable {
     const spec = this.#spec;
     const { core } = spec;
     this.#finish();
-    this.#ticket?.leave(false);
+    this.#leaveLines(false);
     if (this.#waited) spec.abandon?.();
     if (error instanceof LockTimeoutError && core.events.observed) {
       core.events.emit({ type: 'timeout', name: spec.name, kind: spec.kind, owner: spec.owner, time: core.scheduler.now(), error });
     }
     this.#handlers.failed(error);
+  }
+
+  #leaveLines(acquired: boolean): void {
+    this.#ticket?.leave(acquired);
+    this.#handOffTicket?.leave(acquired);
   }
 
   #finish(): void {

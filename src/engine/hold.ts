@@ -1,7 +1,7 @@
 import { Observable, type Unsubscribable } from 'rxjs';
 import { ClientClosedError } from '../errors/ClientClosedError.js';
 import type { LockLostError } from '../errors/LockLostError.js';
-import { acquire, type AcquireSpec, type Cancellable } from './acquisition.js';
+import { acquire, type AcquireSpec, type Cancellable, type EndListener } from './acquisition.js';
 import { driftFor, type Closable, type Tracked } from './ClientCore.js';
 import { HeldLease, type HoldSpec, type LossListener } from './HeldLease.js';
 
@@ -64,6 +64,8 @@ class PendingHold<G> implements Closable, Unsubscribable, LossListener {
   #lease: HeldLease | undefined;
   /** The hold spec `trusted` built for the grant that `granted` then receives. */
   #holdSpec: HoldSpec | undefined;
+  /** Who must hear that the hold ended, once the acquisition is over (see `AcquireSpec.endListener`). */
+  #endListener: EndListener | undefined;
 
   constructor(spec: AcquireSpec<G>, toHold: GrantToHold<G>, sink: HoldSink, now: number) {
     this.#name = spec.name;
@@ -83,6 +85,7 @@ class PendingHold<G> implements Closable, Unsubscribable, LossListener {
     this.#untrack();
     this.acquisition = undefined;
     const holdSpec = this.#holdSpec ?? (this.#toHold === undefined ? undefined : toHoldSpec(this.#toHold, grant, sentAt, this.#startedAt));
+    this.#endListener = this.#spec?.endListener?.();
     this.#spec = undefined;
     this.#toHold = undefined;
     this.#holdSpec = undefined;
@@ -92,6 +95,7 @@ class PendingHold<G> implements Closable, Unsubscribable, LossListener {
   }
 
   lost(error: LockLostError): void {
+    this.#ended();
     this.#sink.error(error);
   }
 
@@ -114,6 +118,7 @@ class PendingHold<G> implements Closable, Unsubscribable, LossListener {
 
   failed(error: Error): void {
     this.#untrack();
+    this.#ended();
     this.#sink.error(error);
   }
 
@@ -121,5 +126,13 @@ class PendingHold<G> implements Closable, Unsubscribable, LossListener {
     this.#untrack();
     this.acquisition?.cancel();
     this.#lease?.endQuietly();
+    this.#ended();
+  }
+
+  /** Tells the end listener, after whatever ending the hold sent (a release, a leave) was sent. Listeners take a second call calmly. */
+  #ended(): void {
+    const listener = this.#endListener ?? this.#spec?.endListener?.();
+    this.#endListener = undefined;
+    listener?.ended();
   }
 }

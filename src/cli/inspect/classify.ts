@@ -1,6 +1,7 @@
 import { familyKeys } from './familyKeys.js';
 import type { Holder, LockLike, LockObject, ObjectKind, QueuedWaiter, Waiters } from './LockObject.js';
 import type { KeyType, RawLayout } from './readLayout.js';
+import { memberField } from '../../primitives/lock/waiterMember.js';
 
 /** What the keys of one name are: a lock-family object, a key of some other use, or nothing at all. */
 export type Recognition =
@@ -136,20 +137,20 @@ function fairQueue(layout: RawLayout, subscribedClients: number): Waiters {
 
 /** rxlock's waiters of a lock, by arrival, with how long each has waited (their score is the server's clock in µs when they joined). */
 function lockWaiters(layout: RawLayout, subscribedClients: number): Waiters {
-  const queued = layout.waiters.entries.map(([id, sinceMicros], index): QueuedWaiter => ({
-    id,
+  const queued = layout.waiters.entries.map(([member, sinceMicros], index): QueuedWaiter => ({
+    id: memberField(member),
     position: index + 1,
     waitedMs: Math.max(0, layout.serverTimeMs - Math.floor(sinceMicros / 1000)),
   }));
   return { queued, queuedCount: layout.waiters.size, subscribedClients };
 }
 
-/** rxlock's reservation `<field>|<until ms>`, while it lasts. */
+/** rxlock's reservation `<member>|<until ms>`, while it lasts, for the member's field. */
 function handoffOf(layout: RawLayout): LockLike['handoff'] {
   const bar = layout.handoff?.lastIndexOf('|') ?? -1;
   if (layout.handoff === undefined || bar === -1) return null;
   const remainingMs = Number(layout.handoff.slice(bar + 1)) - layout.serverTimeMs;
-  return Number.isFinite(remainingMs) && remainingMs > 0 ? { for: layout.handoff.slice(0, bar), remainingMs } : null;
+  return Number.isFinite(remainingMs) && remainingMs > 0 ? { for: memberField(layout.handoff.slice(0, bar)), remainingMs } : null;
 }
 
 /**

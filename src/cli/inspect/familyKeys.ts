@@ -18,7 +18,7 @@ export interface FamilyKeys {
   readonly handoff: string;
   /** rxlock: HASH hold id → 1 for a lock's reentrant holds, `<clientId>:<owner>` → permits for a semaphore's. */
   readonly holds: string;
-  /** rxlock: ZSET of a lock's waiters, `<clientId>:<owner>` → server time it started waiting. */
+  /** rxlock: ZSET of a lock's waiters, `<clientId>:<owner> <leaseMs> <flags> <holdId>` (`waiterMember`) → server time it started waiting. */
   readonly waiters: string;
   /** rxlock: HASH of recent operation ids of a semaphore (`addPermits`) or a latch (`countDown`). */
   readonly ops: string;

@@ -30,7 +30,7 @@ export interface RawLayout {
   readonly queueTimeouts: Collection<readonly [string, number]>;
   /** Leased permits (ZSET), ids as 32 hex digits. */
   readonly permitLeases: Collection<readonly [string, number]>;
-  /** rxlock's waiters of a lock (ZSET field → start time). */
+  /** rxlock's waiters of a lock (ZSET `waiterMember` → start time). */
   readonly waiters: Collection<readonly [string, number]>;
   readonly tokenType: KeyType;
   readonly token: string | undefined;

@@ -137,6 +137,7 @@ class FairAcquisition implements AcquireSpec<number>, HoldSpec, HoldFactory<numb
 
   /** A grant nobody will use (or an attempt of unknown outcome) is given back; the place in line is kept while the wait goes on. */
   compensate(settled?: (known: boolean) => void): void {
+    this.#waiter.forgetHandOffs();
     fire(this.core, this.#call(fairLockLeaveScript, this.waitMs !== 0), settled);
   }
 

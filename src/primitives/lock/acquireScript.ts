@@ -2,6 +2,7 @@ import type { AttemptReply } from '../../engine/acquisition.js';
 import type { MemoryDb } from '../../store/memory/MemoryDb.js';
 import { defineScript, int, list, ScriptError, WRONGTYPE_REPLY, type Reply } from '../../store/Script.js';
 import { LUA_CLOCK } from './serverTime.js';
+import { LUA_MEMBER_OF, waiterMember } from './waiterMember.js';
 
 /** Granted with a fencing token (-1 without fencing), or refused with how long until it is worth trying again. */
 export type LockAttempt = AttemptReply<number>;
@@ -16,20 +17,25 @@ export type AttemptMode = 'try' | 'new' | 'wait';
 
 /**
  * KEYS: lock, waiters, handoff, then holds (only for a reentrant owner), then token (only with fencing).
- * ARGV: leaseMs, field (`<clientId>:<owner>`), mode (`try`/`new`/`wait`, with `+f` for fencing), handoffMs, then holdId (only for a reentrant owner).
+ * ARGV: leaseMs, field (`<clientId>:<owner>`), mode (`try`/`new`/`wait`, then `+` and the flags: `f` for
+ * fencing, `d` when the caller takes direct hand-offs), handoffMs, then holdId (only for a reentrant owner).
  * The optional keys and argument are left out when unused: they are most of the command's bytes.
  *
  * Redisson's RLock acquire (hash field → hold count, PEXPIRE, refusal with the PTTL), plus:
  * - a hold that is already granted answers granted again without counting twice (ioredis re-sends
  *   in-flight commands after a reconnect): an owner that never re-enters is known by its field, a
- *   reentrant owner's holds by their hold id;
- * - rxlock waiters are queued by arrival, and an unlock reserves the lock for the longest-waiting one for
- *   `handoffMs`, so neither a releaser that re-acquires at once nor the waiter that happens to hear first
- *   can starve the others. A reservation left unused means its waiter is gone: it leaves the queue.
- *   Waiters queued behind others are woken by their ticket; the time they are told to wait is only the
- *   fallback that notices a reserved waiter that never came (within two hand-off windows).
- *   A refused waiter gets its ticket (its place in the queue, the server's clock in µs when it joined):
- *   the unlock publishes the reserved waiter's ticket, so only that waiter's client tries.
+ *   reentrant owner's holds by their hold id. The same answer comes to a waiter that an unlock handed
+ *   the lock to directly, if it asks before the hand-off message reached it;
+ * - rxlock waiters are queued by arrival (as their `waiterMember`), and an unlock hands the lock to the
+ *   longest-waiting one (see `LUA_HAND_ON`), so neither a releaser that re-acquires at once nor the waiter
+ *   that happens to hear first can starve the others. When it cannot hand it over directly, the unlock
+ *   reserves the lock for that waiter for `handoffMs`; a reservation left unused means its waiter is gone:
+ *   it leaves the queue. Waiters queued behind others are woken by their ticket or their hand-off; the
+ *   time they are told to wait is only the fallback that notices a reserved waiter that never came
+ *   (within two hand-off windows).
+ *   A refused waiter gets its ticket (its place in the queue, the server's clock in µs when it joined),
+ *   which a reservation's message names, and the server's clock in µs at this attempt, from which it
+ *   times a lease handed over later.
  * The grant's first write is HINCRBY, so an out-of-memory server refuses it before anything is written.
  *
  * The common case, a free lock that nobody waits for, is answered first, before the locals and helper
@@ -47,7 +53,7 @@ if redis.call('exists', KEYS[1], KEYS[2]) == 0 then
     redis.call('hset', KEYS[4], ARGV[5], 1)
     redis.call('pexpire', KEYS[4], ARGV[1])
   end
-  if string.sub(ARGV[3], -2) == '+f' then return {1, redis.call('incr', KEYS[#KEYS])} end
+  if string.find(ARGV[3], 'f', 4, true) then return {1, redis.call('incr', KEYS[#KEYS])} end
   return {1, -1}
 end
 -- Held, or waited for.
@@ -55,16 +61,18 @@ local size = redis.pcall('hlen', KEYS[1])
 if type(size) == 'table' then
   return redis.error_reply('${WRONGTYPE_REPLY} ' .. KEYS[1] .. ' ' .. redis.call('type', KEYS[1])['ok'])
 end
+${LUA_MEMBER_OF}
 local lease, field, handoff, hold = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[4]), ARGV[5]
-local fencing = string.sub(ARGV[3], -2) == '+f'
-local mode = fencing and string.sub(ARGV[3], 1, -3) or ARGV[3]
+local mode, flags = string.match(ARGV[3], '^(%a+)%+?(%a*)$')
+local fencing = string.find(flags, 'f', 1, true) ~= nil
+local member = memberOf(field, ARGV[1], flags, hold)
 local holds = hold and KEYS[4]
 local tokens = fencing and KEYS[#KEYS]
 local mine = size > 0 and redis.call('hexists', KEYS[1], field) == 1
 if mine and (not hold or redis.call('hexists', holds, hold) == 1) then
-  -- Granted by an earlier copy of this attempt: the caller counts its lease from this one, so the key must last that long.
+  -- Granted by an earlier copy of this attempt, or handed over: the caller counts its lease from this attempt, so the key must last that long.
   if redis.call('pttl', KEYS[1]) < lease then redis.call('pexpire', KEYS[1], lease) end
-  redis.call('zrem', KEYS[2], field)
+  redis.call('zrem', KEYS[2], member)
   local token = -1
   if fencing then token = tonumber(redis.call('get', tokens) or '-1') end
   return {1, token}
@@ -82,9 +90,9 @@ end
 local function refuse(ttl)
   if mode ~= 'try' and handoff > 0 then
     clock()
-    redis.call('zadd', KEYS[2], 'NX', micros, field)
+    redis.call('zadd', KEYS[2], 'NX', micros, member)
     redis.call('pexpire', KEYS[2], math.max(redis.call('pttl', KEYS[1]), 0) + 2 * handoff + 5000)
-    return {0, ttl, redis.call('zscore', KEYS[2], field)}
+    return {0, ttl, redis.call('zscore', KEYS[2], member), micros}
   end
   return {0, ttl}
 end
@@ -96,7 +104,7 @@ if size == 0 then
     if reservation then
       local bar = string.find(reservation, '|', 1, true)
       local reservedFor, untilMs = string.sub(reservation, 1, bar - 1), tonumber(string.sub(reservation, bar + 1))
-      reservedForMe = reservedFor == field
+      reservedForMe = reservedFor == member
       if not reservedForMe then
         if clock() < untilMs then return refuse(untilMs - clock() + handoff) end
         ghost = reservedFor
@@ -104,7 +112,7 @@ if size == 0 then
     end
     if not reservedForMe and mode ~= 'wait' then
       local ahead = queued
-      if redis.call('zscore', KEYS[2], field) then ahead = ahead - 1 end
+      if redis.call('zscore', KEYS[2], member) then ahead = ahead - 1 end
       if ghost and redis.call('zscore', KEYS[2], ghost) then ahead = ahead - 1 end
       if ahead > 0 then return refuse(2 * handoff) end
     end
@@ -127,7 +135,7 @@ end
 if queued > 0 then
   if size == 0 then redis.call('del', KEYS[3]) end
   if ghost then redis.call('zrem', KEYS[2], ghost) end
-  redis.call('zrem', KEYS[2], field)
+  redis.call('zrem', KEYS[2], member)
 end
 local token = -1
 if fencing then token = redis.call('incr', tokens) end
@@ -135,8 +143,8 @@ return {1, token}
 `,
   memory: (db: MemoryDb, keys, [leaseArg = '', field = '', modeArg = '', handoffArg = '0', hold]) => {
     const [lock = '', waiters = '', handoffKey = '', holds = ''] = keys;
-    const fencing = modeArg.endsWith('+f');
-    const mode = fencing ? modeArg.slice(0, -2) : modeArg;
+    const [mode = '', flags = ''] = modeArg.split('+');
+    const fencing = flags.includes('f');
     const tokenKey = keys.at(-1) ?? '';
     if (db.exists(lock) + db.exists(waiters) === 0) {
       db.hincrby(lock, field, 1);
@@ -152,18 +160,20 @@ return {1, token}
     const size = db.hlen(lock);
     const lease = Number(leaseArg);
     const handoff = Number(handoffArg);
+    const member = waiterMember({ field, leaseMs: lease, fencing, direct: flags.includes('d'), holdId: hold });
     const mine = size > 0 && db.hexists(lock, field) === 1;
     if (mine && (hold === undefined || db.hexists(holds, hold) === 1)) {
       if (db.pttl(lock) < lease) db.pexpire(lock, lease);
-      db.zrem(waiters, field);
+      db.zrem(waiters, member);
       return [1, fencing ? Number(db.get(tokenKey) ?? '-1') : -1];
     }
-    const queued = handoff > 0 ? db.zcard(waiters) : 0;
+    const queued = handoff > 0 && (size === 0 || mine) ? db.zcard(waiters) : 0;
     const refuse = (ttl: number): Reply => {
       if (mode !== 'try' && handoff > 0) {
-        if (db.zscore(waiters, field) === null) db.zadd(waiters, db.timeMicros(), field);
+        const micros = db.timeMicros();
+        if (db.zscore(waiters, member) === null) db.zadd(waiters, micros, member);
         db.pexpire(waiters, Math.max(db.pttl(lock), 0) + 2 * handoff + 5000);
-        return [0, ttl, String(db.zscore(waiters, field))];
+        return [0, ttl, String(db.zscore(waiters, member)), String(micros)];
       }
       return [0, ttl];
     };
@@ -176,7 +186,7 @@ return {1, token}
           const bar = reservation.indexOf('|');
           const reservedFor = reservation.slice(0, bar);
           const untilMs = Number(reservation.slice(bar + 1));
-          reservedForMe = reservedFor === field;
+          reservedForMe = reservedFor === member;
           if (!reservedForMe) {
             if (db.time() < untilMs) return refuse(untilMs - db.time() + handoff);
             ghost = reservedFor;
@@ -184,7 +194,7 @@ return {1, token}
         }
         if (!reservedForMe && mode !== 'wait') {
           let ahead = queued;
-          if (db.zscore(waiters, field) !== null) ahead--;
+          if (db.zscore(waiters, member) !== null) ahead--;
           if (ghost !== undefined && db.zscore(waiters, ghost) !== null) ahead--;
           if (ahead > 0) return refuse(2 * handoff);
         }
@@ -208,13 +218,15 @@ return {1, token}
     if (queued > 0) {
       if (size === 0) db.del(handoffKey);
       if (ghost !== undefined) db.zrem(waiters, ghost);
-      db.zrem(waiters, field);
+      db.zrem(waiters, member);
     }
     return [1, fencing ? db.incrby(tokenKey, 1) : -1];
   },
   parse: (reply) => {
-    const [status, value, ticket] = list(reply);
+    const [status, value, ticket, serverUs] = list(reply);
     if (int(status ?? 0) === 1) return { granted: true, grant: int(value ?? -1) };
-    return typeof ticket === 'string' ? { granted: false, retryInMs: int(value ?? -1), waiterId: ticket } : { granted: false, retryInMs: int(value ?? -1) };
+    if (typeof ticket !== 'string') return { granted: false, retryInMs: int(value ?? -1) };
+    if (serverUs === undefined) return { granted: false, retryInMs: int(value ?? -1), waiterId: ticket };
+    return { granted: false, retryInMs: int(value ?? -1), waiterId: ticket, serverUs: int(serverUs) };
   },
 });

@@ -1,9 +1,9 @@
-import { defer, type Observable } from 'rxjs';
+import { defer, of, type Observable } from 'rxjs';
 import type { ClientCore } from '../../engine/ClientCore.js';
-import type { AcquireSpec, AttemptReply } from '../../engine/acquisition.js';
+import type { AcquireSpec, AttemptReply, EndListener, HandOffLine } from '../../engine/acquisition.js';
 import type { Expiry, HeldLease, HoldSpec, ReleaseReply } from '../../engine/HeldLease.js';
 import { hold$, type HoldFactory } from '../../engine/hold.js';
-import { fire } from '../../engine/send.js';
+import { fire, type Command } from '../../engine/send.js';
 import type { RenewKind, RenewTarget } from '../../engine/Renewer.js';
 import type { WakePolicy } from '../../engine/WakeHub.js';
 import type { ScriptCall } from '../../store/Store.js';
@@ -12,7 +12,10 @@ import { assertDuration, assertName, assertOptions, assertOwner, assertSignal } 
 import { contextOwner } from '../reentrancy.js';
 import { abortable } from '../abortable.js';
 import { lockAcquireScript } from './acquireScript.js';
-import { lockKeys, type LockKeys } from './lockKeys.js';
+import { handOffChannel, lockKeys, type LockKeys } from './lockKeys.js';
+import { handOffPolicy, listHandOffTarget, unlistHandOffTarget, type HandOffTarget } from './handOffs.js';
+import { waiterMember } from './waiterMember.js';
+import { HandOffClock } from '../handOffClock.js';
 import { lockLeaseReleaseScript, lockLeaveScript } from './releaseScript.js';
 import type { AttemptMode } from './acquireScript.js';
 import { lockRenewKind } from './renewScript.js';
@@ -113,8 +116,14 @@ export function planLockHold(core: ClientCore, name: string, options: LockOption
 /** Everything the engine needs to hold one lock: how to acquire it and how a grant becomes a lease. */
 export type LockHoldPlan = AcquireSpec<number> & HoldFactory<number>;
 
-/** One hold's acquisition, as the engine asks for it: a class rather than closures, as holds are the hot path. */
-class LockAcquireSpec implements AcquireSpec<number>, HoldFactory<number> {
+/**
+ * One hold's acquisition, as the engine asks for it: a class rather than closures, as holds are the hot path.
+ *
+ * While it waits it listens on Redisson's channel (Redisson's unlocks, reservations) and on its client's
+ * hand-off channel, where a release that hands it the lock directly says so (`HandOffClock`); from the
+ * moment it may be queued until its subscription ends it is listed for those messages (`handOffs`).
+ */
+class LockAcquireSpec extends HandOffClock implements AcquireSpec<number>, HoldFactory<number>, HandOffTarget, EndListener {
   readonly kind = 'lock';
   readonly policy = UNLOCK_WAKES;
   readonly graceMs = CHANNEL_GRACE_MS;
@@ -128,10 +137,16 @@ class LockAcquireSpec implements AcquireSpec<number>, HoldFactory<number> {
   readonly #holdId: string | undefined;
   readonly #ttl: number;
   readonly #fencing: boolean;
+  /** Whether releases may hand the lock to this acquisition directly (not with replica acknowledgements, nor on Redlock, which queues nobody). */
+  readonly #direct: boolean;
   readonly #leaseMs: number | undefined;
   readonly #acquireKeys: readonly string[];
+  #member: string | undefined;
+  #handOffChannel: string | undefined;
+  #listed = false;
 
   constructor(core: ClientCore, name: string, options: LockOptions, chosen: OwnerChoice | undefined) {
+    super();
     const { leaseMs, waitMs, fencing = false } = options;
     const keys = lockKeys(core.keyPrefix + name);
     const { owner, shared } = chosen ?? chooseOwner(core, keys.lock, options.owner);
@@ -147,6 +162,7 @@ class LockAcquireSpec implements AcquireSpec<number>, HoldFactory<number> {
     this.#holdId = holdId;
     this.#ttl = leaseMs ?? core.settings.watchdogTimeoutMs;
     this.#fencing = fencing;
+    this.#direct = core.settings.replicas === 0 && core.settings.handoffMs > 0;
     this.#leaseMs = leaseMs;
     // Optional keys and arguments go last and are left out when unused (see the scripts).
     this.#acquireKeys =
@@ -155,29 +171,74 @@ class LockAcquireSpec implements AcquireSpec<number>, HoldFactory<number> {
         : [...keys.acquireKeys, ...(holdId === undefined ? [] : [keys.holds]), ...(fencing ? [keys.token] : [])];
   }
 
-  attempt(asWaiter: boolean): ScriptCall<AttemptReply<number>> {
+  /** How this acquisition is listed among the waiters (see `waiterMember`). */
+  get member(): string {
+    return (this.#member ??= waiterMember({ field: this.#field, leaseMs: this.#ttl, fencing: this.#fencing, direct: this.#direct, holdId: this.#holdId }));
+  }
+
+  get handOff(): HandOffLine | undefined {
+    if (!this.#direct) return undefined;
+    return { channel: this.#handOffChannelName(), policy: handOffPolicy(this.core, this.#keys.lock), id: this.member };
+  }
+
+  attempt(asWaiter: boolean, now: number): Command<AttemptReply<number>> {
+    const { core } = this;
+    if (this.#listed) {
+      // The message was the reply: granting at once, inside its delivery, saves a round trip per hand-off.
+      const handed = this.takeGrant(now, core.settings.driftFactor);
+      if (handed !== undefined) return of<AttemptReply<number>>({ granted: true, grant: handed.token, sentAt: handed.sentAt });
+    } else if (this.#direct && this.waitMs !== 0 && core.hub.channelCount > 0 && core.hub.listening(this.#handOffChannelName())) {
+      // This client listens already, so a hand-off may come before this attempt's reply: be there for it.
+      this.#list();
+    }
+    this.sending(now);
     const mode = attemptMode(asWaiter, this.waitMs);
-    const { handoffMs } = this.core.settings;
-    const args = [this.#ttl, this.#field, this.#fencing ? `${mode}+f` : mode, handoffMs];
+    const flags = `${this.#fencing ? 'f' : ''}${this.#direct ? 'd' : ''}`;
+    const args = [this.#ttl, this.#field, flags === '' ? mode : `${mode}+${flags}`, core.settings.handoffMs];
     if (this.#holdId !== undefined) args.push(this.#holdId);
     return { script: lockAcquireScript, keys: this.#acquireKeys, args };
   }
 
+  override queued(serverUs: number, sentAt: number): void {
+    super.queued(serverUs, sentAt);
+    if (this.#direct && !this.#listed) this.#list();
+  }
+
   compensate(settled?: (known: boolean) => void): void {
+    this.forgetHandOffs();
     fire(this.core, lockReleaseCall(this.core, this.#keys, this.#field, this.#holdId), settled);
   }
 
   abandon(): void {
-    const keys = this.#keys;
     fire(this.core, {
       script: lockLeaveScript,
-      keys: [keys.lock, keys.handoff, keys.waiters, keys.channel],
-      args: [this.#field, this.core.settings.handoffMs, this.core.connection.publishCommand],
+      keys: this.#keys.releaseKeys,
+      args: [this.member, this.core.settings.handoffMs, this.core.connection.publishCommand],
     });
+  }
+
+  endListener(): EndListener | undefined {
+    return this.#listed ? this : undefined;
+  }
+
+  /** The subscription ended: hand-offs to it are given back from now on. */
+  ended(): void {
+    if (!this.#listed) return;
+    this.#listed = false;
+    unlistHandOffTarget(this.core, this.#keys.lock, this.member, this);
   }
 
   toHold(token: number): HoldSpec {
     return new LockHold(this.core, this.name, this.owner, this.#fencing ? token : undefined, this.#leaseMs, this.#field, this.#holdId);
+  }
+
+  #list(): void {
+    this.#listed = true;
+    listHandOffTarget(this.core, this.#keys.lock, this.member, this);
+  }
+
+  #handOffChannelName(): string {
+    return (this.#handOffChannel ??= handOffChannel(this.#keys, this.core.clientId));
   }
 }
 
@@ -208,9 +269,8 @@ export function lock$(core: ClientCore, name: string, options?: LockOptions): Ob
 function lockReleaseCall(core: ClientCore, keys: LockKeys, field: string, holdId: string | undefined): ScriptCall<ReleaseReply> {
   const { handoffMs } = core.settings;
   const publish = core.connection.publishCommand;
-  return holdId === undefined
-    ? { script: lockLeaseReleaseScript, keys: keys.releaseKeys, args: [field, handoffMs, publish] }
-    : { script: lockLeaseReleaseScript, keys: [...keys.releaseKeys, keys.holds], args: [field, handoffMs, publish, holdId] };
+  const args = holdId === undefined ? [field, handoffMs, publish] : [field, handoffMs, publish, holdId];
+  return { script: lockLeaseReleaseScript, keys: keys.releaseKeys, args };
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { ReleaseReply } from '../../engine/HeldLease.js';
 import type { MemoryDb } from '../../store/memory/MemoryDb.js';
 import { defineScript, int, type Script } from '../../store/Script.js';
-import { LUA_NOW } from './serverTime.js';
+import { handOn, handOnKeys, LUA_HAND_ON, releaseOne } from './handOn.js';
+import { memberField, parseWaiterMember } from './waiterMember.js';
 
 /** 0: not held by this owner (nothing changed); 1: one hold released, others remain; 2: unlocked. */
 export type LockRelease = 0 | 1 | 2;
@@ -10,6 +11,7 @@ export type LockRelease = 0 | 1 | 2;
  * Lua: reserve the unlocked lock for the longest-waiting waiter, if any (needs `now`), and return what
  * to publish: that waiter's ticket, so that only its client tries, or Redisson's `0` when no rxlock
  * waiter is queued. Redisson's subscribers read the message as a number and act on 0 and 1 only.
+ * (An unlock hands on with `LUA_HAND_ON`, which prefers a direct hand-off; a forced unlock only reserves.)
  */
 export const LUA_RESERVE_FOR_HEAD = `
 local function reserveForHead(handoffKey, waitersKey, handoff)
@@ -30,13 +32,14 @@ export function reserveForHead(db: MemoryDb, handoffKey: string, waitersKey: str
 }
 
 /**
- * KEYS: lock, channel, waiters, handoff, then holds (only for a reentrant owner).
+ * KEYS: lock, channel, waiters, handoff, holds, token (see `LockKeys.releaseKeys`).
  * ARGV: field, handoffMs, publish command (publish/spublish), then holdId (only for a reentrant owner).
  *
  * Checks ownership before writing anything; a release sent twice answers 0 the second time. The first
  * write of a partial release is a PEXPIRE, which needs no memory, so Redis lets the decrement through even
- * when it is out of memory. The final unlock deletes the key, reserves the lock for the longest-waiting
- * rxlock waiter for `handoffMs`, and publishes Redisson's `0`.
+ * when it is out of memory. The final unlock deletes the key and hands the lock on (see `LUA_HAND_ON`):
+ * directly to the longest-waiting rxlock waiter whose client listens, else by a reservation for it, else
+ * with Redisson's `0`.
  */
 export const lockReleaseScript = defineScript<LockRelease>({
   name: 'lock.release',
@@ -45,36 +48,18 @@ local count = redis.pcall('hget', KEYS[1], ARGV[1])
 if type(count) ~= 'string' then
   return 0
 end
-if ARGV[4] and redis.call('hdel', KEYS[5], ARGV[4]) == 0 then
+local hold = ARGV[4] or '-'
+if hold ~= '-' and redis.call('hdel', KEYS[5], hold) == 0 then
   return 0
 end
-if tonumber(count) > 1 then
-  local ttl = redis.call('pttl', KEYS[1])
-  if ttl > 0 then redis.call('pexpire', KEYS[1], ttl) end
-  redis.call('hincrby', KEYS[1], ARGV[1], -1)
-  return 1
-end
-if ARGV[4] then redis.call('del', KEYS[1], KEYS[5]) else redis.call('del', KEYS[1]) end
-local message = '0'
-if tonumber(ARGV[2]) > 0 and redis.call('zcard', KEYS[3]) > 0 then
-  ${LUA_NOW}
-  ${LUA_RESERVE_FOR_HEAD}
-  message = reserveForHead(KEYS[4], KEYS[3], tonumber(ARGV[2]))
-end
-redis.call(ARGV[3], KEYS[2], message)
-return 2
+${LUA_HAND_ON}
+return releaseOne(ARGV[1], count, hold, tonumber(ARGV[2]), ARGV[3])
 `,
-  memory: (db, [lock = '', channel = '', waiters = '', handoff = '', holds = ''], [field = '', handoffMs = '0', , hold]) => {
-    if (db.type(lock) !== 'hash' || db.hexists(lock, field) === 0) return 0;
-    if (hold !== undefined && db.hdel(holds, hold) === 0) return 0;
-    const count = Number(db.hget(lock, field));
-    if (count > 1) {
-      db.hincrby(lock, field, -1);
-      return 1;
-    }
-    db.del(lock, holds);
-    db.publish(channel, Number(handoffMs) > 0 && db.zcard(waiters) > 0 ? reserveForHead(db, handoff, waiters, Number(handoffMs)) : '0');
-    return 2;
+  memory: (db, keys, [field = '', handoffMs = '0', , hold = '-']) => {
+    const named = handOnKeys(keys);
+    if (db.type(named.lock) !== 'hash' || db.hexists(named.lock, field) === 0) return 0;
+    if (hold !== '-' && db.hdel(named.holds, hold) === 0) return 0;
+    return releaseOne(db, named, field, db.hget(named.lock, field) ?? '1', hold, Number(handoffMs));
   },
   parse: (reply) => int(reply) as LockRelease,
 });
@@ -83,32 +68,46 @@ return 2
 export const lockLeaseReleaseScript: Script<ReleaseReply> = { ...lockReleaseScript, parse: (reply) => (int(reply) === 0 ? 'not-held' : 'released') };
 
 /**
- * KEYS: lock, handoff, waiters, channel. ARGV: field, handoffMs, publish command.
- * A waiter gives up: it leaves the queue, and if the lock was reserved for it, the reservation passes on.
+ * KEYS: the release keys. ARGV: the waiter's member (see `waiterMember`), handoffMs, publish command.
+ *
+ * A waiter gives up, or its client hears of a hand-off to a waiter that is no longer there: it leaves the
+ * queue; a direct hand-off that reached it is released (which hands the lock on), and a reservation made for
+ * it passes on. Only what was this waiter's is touched: for an owner that never re-enters its field is its
+ * own, a reentrant owner's hold is known by its hold id. Sent twice, the second run changes nothing.
+ * 0: nothing of the waiter's was held; 1: one hold released, others remain; 2: unlocked and handed on.
  */
-export const lockLeaveScript = defineScript<number>({
+export const lockLeaveScript = defineScript<LockRelease>({
   name: 'lock.leave',
   lua: `
-redis.call('zrem', KEYS[3], ARGV[1])
-local reservation = redis.call('get', KEYS[2])
-if reservation and string.sub(reservation, 1, #ARGV[1] + 1) == ARGV[1] .. '|' then
-  redis.call('del', KEYS[2])
-  if redis.call('exists', KEYS[1]) == 0 then
-    ${LUA_NOW}
-    ${LUA_RESERVE_FOR_HEAD}
-    redis.call(ARGV[3], KEYS[4], reserveForHead(KEYS[2], KEYS[3], tonumber(ARGV[2])))
-  end
+${LUA_HAND_ON}
+local member = ARGV[1]
+redis.call('zrem', KEYS[3], member)
+local field, _, _, hold = parseMember(member)
+if not field then field, hold = member, '-' end
+local count = redis.pcall('hget', KEYS[1], field)
+if type(count) == 'string' and (hold == '-' or redis.call('hdel', KEYS[5], hold) == 1) then
+  return releaseOne(field, count, hold, tonumber(ARGV[2]), ARGV[3])
 end
-return 1
+local reservation = redis.call('get', KEYS[4])
+if reservation and string.sub(reservation, 1, #member + 1) == member .. '|' then
+  redis.call('del', KEYS[4])
+  if redis.call('exists', KEYS[1]) == 0 then handOn(tonumber(ARGV[2]), ARGV[3]) end
+end
+return 0
 `,
-  memory: (db, [lock = '', handoff = '', waiters = '', channel = ''], [field = '', handoffMs = '0']) => {
-    db.zrem(waiters, field);
-    const reservation = db.get(handoff);
-    if (reservation?.startsWith(`${field}|`) === true) {
-      db.del(handoff);
-      if (db.exists(lock) === 0) db.publish(channel, reserveForHead(db, handoff, waiters, Number(handoffMs)));
+  memory: (db, keys, [member = '', handoffMs = '0']) => {
+    const named = handOnKeys(keys);
+    const handoff = Number(handoffMs);
+    db.zrem(named.waiters, member);
+    const field = memberField(member);
+    const hold = parseWaiterMember(member)?.holdId ?? '-';
+    const count = db.type(named.lock) === 'hash' ? db.hget(named.lock, field) : null;
+    if (count !== null && (hold === '-' || db.hdel(named.holds, hold) === 1)) return releaseOne(db, named, field, count, hold, handoff);
+    if (db.get(named.handoff)?.startsWith(`${member}|`) === true) {
+      db.del(named.handoff);
+      if (db.exists(named.lock) === 0) handOn(db, named, handoff);
     }
-    return 1;
+    return 0;
   },
-  parse: int,
+  parse: (reply) => int(reply) as LockRelease,
 });
