@@ -5,6 +5,16 @@ import { LUA_PARSE_MEMBER, parseWaiterMember } from './waiterMember.js';
 export const LOCK_GRANT_PREFIX = 'rxlock:grant ';
 
 /**
+ * How long a queued waiter that takes direct hand-offs may go without its client listening before an unlock
+ * counts it as gone, in hand-off windows: long enough for its client to subscribe (or re-subscribe after a
+ * reconnect, which also sends a new attempt), far shorter than a lease.
+ */
+export const STALE_WAITER_HANDOFFS = 10;
+
+/** How many gone waiters one unlock drops from the head of the queue before it reserves the lock for the next. */
+const MAX_DROPPED = 16;
+
+/**
  * Lua functions the lock's release and leave scripts share. KEYS: lock, channel, waiters, handoff, holds,
  * token (the release keys, see `LockKeys`).
  *
@@ -13,8 +23,11 @@ export const LOCK_GRANT_PREFIX = 'rxlock:grant ';
  *   (`<channel>:<clientId>`, checked with PUBSUB NUMSUB), gets the lock at once: its field, lease, hold id
  *   and fencing token are written here, and the message on that channel carries the grant, so the waiter
  *   holds the lock without a command of its own and no other client hears of it;
- * - any other waiter (its client not subscribed yet, or gone) is reserved the lock for `handoff` ms and
- *   woken by its ticket on Redisson's channel, as before direct hand-offs: a client that died cannot be
+ * - such a waiter whose client has not listened for `STALE_WAITER_HANDOFFS` hand-off windows since it
+ *   joined is gone (its process died, or its client lost its subscriber): it leaves the queue, and the
+ *   next waiter is considered;
+ * - any other waiter (its client still subscribing, or one that takes no direct hand-offs) is reserved the
+ *   lock for `handoff` ms and woken by its ticket on Redisson's channel: a client that died cannot be
  *   handed a lock it would keep for a whole lease;
  * - with nobody waiting, Redisson's `0` goes to Redisson's channel.
  *
@@ -24,14 +37,18 @@ export const LUA_HAND_ON = `
 ${LUA_PARSE_MEMBER}
 local function handOn(handoff, publish)
   local message = '0'
-  if handoff > 0 then
-    local head = redis.call('zrange', KEYS[3], 0, 0, 'WITHSCORES')
-    if head[1] then
+  if handoff > 0 and redis.call('exists', KEYS[3]) == 1 then
+    local time = redis.call('time')
+    local nowUs = tonumber(time[1]) * 1000000 + tonumber(time[2])
+    local numsub = 'numsub'
+    if publish == 'spublish' then numsub = 'shardnumsub' end
+    for _ = 0, ${MAX_DROPPED} do
+      local head = redis.call('zrange', KEYS[3], 0, 0, 'WITHSCORES')
+      if not head[1] then break end
       local field, lease, flags, hold = parseMember(head[1])
+      local listening = false
       if field and string.find(flags, 'd', 1, true) then
         local channel = KEYS[2] .. ':' .. string.match(field, '^[^:]+')
-        local numsub = 'numsub'
-        if publish == 'spublish' then numsub = 'shardnumsub' end
         if redis.call('pubsub', numsub, channel)[2] > 0 then
           local token = -1
           if string.find(flags, 'f', 1, true) then token = redis.call('incr', KEYS[6]) end
@@ -46,15 +63,19 @@ local function handOn(handoff, publish)
           -- The waiters behind wait for this whole lease now: their places must last that long.
           local keep = tonumber(lease) + 2 * handoff + 5000
           if redis.call('pttl', KEYS[3]) < keep then redis.call('pexpire', KEYS[3], keep) end
-          local time = redis.call('time')
           redis.call(publish, channel, '${LOCK_GRANT_PREFIX}' .. token .. ' ' .. time[1] .. string.format('%06d', tonumber(time[2])) .. ' ' .. head[1])
           return
         end
+        listening = nowUs - tonumber(head[2]) <= ${STALE_WAITER_HANDOFFS} * 1000 * handoff
+      else
+        listening = true
       end
-      local time = redis.call('time')
-      local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-      redis.call('set', KEYS[4], head[1] .. '|' .. (now + handoff), 'PX', 2 * handoff)
-      message = head[2]
+      if listening then
+        redis.call('set', KEYS[4], head[1] .. '|' .. (math.floor(nowUs / 1000) + handoff), 'PX', 2 * handoff)
+        message = head[2]
+        break
+      end
+      redis.call('zrem', KEYS[3], head[1])
     end
   end
   redis.call(publish, KEYS[2], message)
@@ -89,29 +110,39 @@ export function handOnKeys([lock = '', channel = '', waiters = '', handoff = '',
 /** The memory twin of `handOn` (the memory store has one kind of pub/sub). */
 export function handOn(db: MemoryDb, keys: HandOnKeys, handoff: number): void {
   let message = '0';
-  if (handoff > 0) {
-    const head = db.zrangeWithScores(keys.waiters)[0];
-    if (head !== undefined) {
+  if (handoff > 0 && db.exists(keys.waiters) === 1) {
+    const nowUs = db.timeMicros();
+    for (let dropped = 0; dropped <= MAX_DROPPED; dropped++) {
+      const head = db.zrangeWithScores(keys.waiters)[0];
+      if (head === undefined) break;
       const [member, score] = head;
       const waiter = parseWaiterMember(member);
-      const channel = waiter === undefined ? '' : `${keys.channel}:${waiter.field.slice(0, waiter.field.indexOf(':'))}`;
-      if (waiter?.direct === true && db.numsub(channel) > 0) {
-        const token = waiter.fencing ? db.incrby(keys.token, 1) : -1;
-        if (waiter.holdId !== undefined) {
-          db.hset(keys.holds, waiter.holdId, '1');
-          db.pexpire(keys.holds, waiter.leaseMs);
+      let listening = true;
+      if (waiter?.direct === true) {
+        const channel = `${keys.channel}:${waiter.field.slice(0, waiter.field.indexOf(':'))}`;
+        if (db.numsub(channel) > 0) {
+          const token = waiter.fencing ? db.incrby(keys.token, 1) : -1;
+          if (waiter.holdId !== undefined) {
+            db.hset(keys.holds, waiter.holdId, '1');
+            db.pexpire(keys.holds, waiter.leaseMs);
+          }
+          db.hset(keys.lock, waiter.field, '1');
+          db.pexpire(keys.lock, waiter.leaseMs);
+          db.zrem(keys.waiters, member);
+          db.del(keys.handoff);
+          const keep = waiter.leaseMs + 2 * handoff + 5000;
+          if (db.pttl(keys.waiters) < keep) db.pexpire(keys.waiters, keep);
+          db.publish(channel, `${LOCK_GRANT_PREFIX}${token} ${nowUs} ${member}`);
+          return;
         }
-        db.hset(keys.lock, waiter.field, '1');
-        db.pexpire(keys.lock, waiter.leaseMs);
-        db.zrem(keys.waiters, member);
-        db.del(keys.handoff);
-        const keep = waiter.leaseMs + 2 * handoff + 5000;
-        if (db.pttl(keys.waiters) < keep) db.pexpire(keys.waiters, keep);
-        db.publish(channel, `${LOCK_GRANT_PREFIX}${token} ${db.timeMicros()} ${member}`);
-        return;
+        listening = nowUs - score <= STALE_WAITER_HANDOFFS * 1000 * handoff;
       }
-      db.set(keys.handoff, `${member}|${db.time() + handoff}`, { px: 2 * handoff });
-      message = String(score);
+      if (listening) {
+        db.set(keys.handoff, `${member}|${Math.floor(nowUs / 1000) + handoff}`, { px: 2 * handoff });
+        message = String(score);
+        break;
+      }
+      db.zrem(keys.waiters, member);
     }
   }
   db.publish(keys.channel, message);

@@ -1,0 +1,150 @@
+import type { Subscription } from 'rxjs';
+import { expect, it } from 'vitest';
+import type { Lease, LockClient } from '../../src/index.js';
+import { describeStores, type StoreFixture } from '../support/fixtures.js';
+import { eventually, sleep } from '../support/leaks.js';
+
+/** A lease promise for a subscription kept open (the hold lasts until `subscription.unsubscribe()`). */
+function hold(client: LockClient, name: string, options?: Parameters<LockClient['lock$']>[1]): { lease: Promise<Lease>; subscription: Subscription } {
+  let resolve!: (lease: Lease) => void;
+  let reject!: (error: unknown) => void;
+  const lease = new Promise<Lease>((res, rej) => ((resolve = res), (reject = rej)));
+  const subscription = client.lock$(name, options).subscribe({ next: resolve, error: reject });
+  return { lease, subscription };
+}
+
+/** Waits until at least `channels` channels are subscribed and the waiters' first attempts (on subscribing) are answered. */
+async function settled(f: StoreFixture, channels: number): Promise<void> {
+  expect(await eventually(async () => (await f.channels()) >= channels)).toBe(true);
+  let before = -1;
+  while (before !== f.commands()) {
+    before = f.commands();
+    await sleep(50);
+  }
+}
+
+const waiters = (name: string): string => `rxlock_waiters:{${name}}`;
+
+describeStores('lock$ hand-off', (fixture) => {
+  it('hands the lock to the waiter inside the release: the waiter holds it without a command of its own', async () => {
+    const f = fixture();
+    const holder = f.client();
+    const waiterClient = f.client();
+    const held = await holder.acquire('h');
+    const waiter = hold(waiterClient, 'h');
+    // The waiter listens on Redisson's channel and on its client's hand-off channel.
+    await settled(f, 2);
+    const before = f.commands();
+    await held.release();
+    const lease = await waiter.lease;
+    expect(f.commands() - before).toBe(1);
+    expect(await f.hget('h', `${waiterClient.clientId}:${lease.owner}`)).toBe('1');
+    expect(await f.get('rxlock_handoff:{h}')).toBeNull();
+    expect(await f.pttl('h')).toBeGreaterThan(25_000);
+    waiter.subscription.unsubscribe();
+    expect(await eventually(async () => (await f.keys()).length === 0)).toBe(true);
+  });
+
+  it('hands over a fencing token and a reentrant owner’s hold, which re-enters and releases as any other', async () => {
+    const f = fixture();
+    const holder = f.client();
+    const waiterClient = f.client();
+    const held = await holder.acquire('ft', { fencing: true });
+    const waiter = hold(waiterClient, 'ft', { fencing: true, owner: 'job' });
+    await settled(f, 2);
+    await held.release();
+    const lease = await waiter.lease;
+    expect([held.token, lease.token]).toEqual([1, 2]);
+    const again = hold(waiterClient, 'ft', { owner: 'job' });
+    await again.lease;
+    expect(await waiterClient.holdCount('ft', 'job')).toBe(2);
+    waiter.subscription.unsubscribe();
+    expect(await eventually(async () => (await waiterClient.holdCount('ft', 'job')) === 1)).toBe(true);
+    again.subscription.unsubscribe();
+    expect(await eventually(async () => !(await waiterClient.isLocked('ft')))).toBe(true);
+    expect((await f.keys()).filter((key) => !key.startsWith('redisson_lock_token:'))).toEqual([]);
+    await f.flush();
+  });
+
+  it('passes over a queued waiter whose client stopped listening long ago, and hands the lock to the next', async () => {
+    const f = fixture();
+    const holder = f.client();
+    const waiterClient = f.client();
+    const held = await holder.acquire('gone');
+    const waiter = hold(waiterClient, 'gone');
+    await settled(f, 2);
+    // A waiter of a client that died a minute ago, ahead of the live one.
+    const ghost = 'dead-client:#1 30000 d -';
+    await f.zadd(waiters('gone'), ((await f.serverTime()) - 60_000) * 1000, ghost);
+    const before = f.commands();
+    await held.release();
+    const lease = await waiter.lease;
+    expect(f.commands() - before).toBe(1);
+    expect(await f.zscore(waiters('gone'), ghost)).toBeNull();
+    expect(await f.hget('gone', `${waiterClient.clientId}:${lease.owner}`)).toBe('1');
+    waiter.subscription.unsubscribe();
+  });
+
+  it('reserves the lock for a waiter that joined a moment ago and does not listen yet, and lets the next in once the reservation lapses', async () => {
+    const f = fixture();
+    const holder = f.client({ watchdogTimeoutMs: 1_000 });
+    const waiterClient = f.client();
+    const held = await holder.acquire('new');
+    const waiter = hold(waiterClient, 'new');
+    await settled(f, 2);
+    // Just ahead of the live waiter (whose owner is its client's first, #1): a waiter whose client is still subscribing.
+    const liveJoined = await f.zscore(waiters('new'), `${waiterClient.clientId}:#1 30000 d -`);
+    expect(liveJoined).not.toBeNull();
+    const justJoined = 'new-client:#1 30000 d -';
+    await f.zadd(waiters('new'), (liveJoined ?? 0) - 1, justJoined);
+    await held.release();
+    expect((await f.get('rxlock_handoff:{new}'))?.startsWith(`${justJoined}|`)).toBe(true);
+    expect(await holder.isLocked('new')).toBe(false);
+    // The live waiter tries when the holder's TTL would have run out (at most 1 s) and takes the lapsed reservation.
+    const lease = await waiter.lease;
+    expect(await f.hget('new', `${waiterClient.clientId}:${lease.owner}`)).toBe('1');
+    waiter.subscription.unsubscribe();
+    // The made-up waiter may still be listed (it never leaves); nothing else is left.
+    expect(await eventually(async () => (await f.keys()).every((key) => key === waiters('new')))).toBe(true);
+    await f.flush();
+  });
+
+  it('gives back a hand-off that reaches a client whose waiter is gone, which hands the lock on to the next', async () => {
+    const f = fixture();
+    const holder = f.client();
+    const waiterClient = f.client();
+    const held = await holder.acquire('back');
+    const waiter = hold(waiterClient, 'back');
+    await settled(f, 2);
+    // A waiter of the same (listening) client that left while its leave was lost, ahead of the live one.
+    const left = `${waiterClient.clientId}:#left 30000 d -`;
+    await f.zadd(waiters('back'), 1, left);
+    const before = f.commands();
+    await held.release();
+    const lease = await waiter.lease;
+    // The holder's release, then the client's give-back, which handed the lock to the live waiter.
+    expect(f.commands() - before).toBe(2);
+    expect(await f.hget('back', `${waiterClient.clientId}:#left`)).toBeNull();
+    expect(await f.hget('back', `${waiterClient.clientId}:${lease.owner}`)).toBe('1');
+    waiter.subscription.unsubscribe();
+  });
+
+  it('takes a waiter that gives up out of the queue, and the release hands over to the one behind it', async () => {
+    const f = fixture();
+    const holder = f.client();
+    const [first, second] = [f.client(), f.client()];
+    const held = await holder.acquire('quit');
+    const quitter = hold(first, 'quit');
+    quitter.lease.catch(() => undefined);
+    await settled(f, 2);
+    const stayer = hold(second, 'quit');
+    // Redisson's channel (counted once on Redis) and each client's hand-off channel.
+    await settled(f, 3);
+    quitter.subscription.unsubscribe();
+    expect(await eventually(async () => (await f.zscore(waiters('quit'), `${first.clientId}:#1 30000 d -`)) === null)).toBe(true);
+    await held.release();
+    const lease = await stayer.lease;
+    expect(await f.hget('quit', `${second.clientId}:${lease.owner}`)).toBe('1');
+    stayer.subscription.unsubscribe();
+  });
+});
