@@ -192,9 +192,8 @@ class LockAcquireSpec extends HandOffClock implements AcquireSpec<number>, HoldF
       this.#list();
     }
     this.sending(now);
-    const mode = attemptMode(asWaiter, this.waitMs);
-    const flags = `${this.#fencing ? 'f' : ''}${this.#direct ? 'd' : ''}`;
-    const args = [this.#ttl, this.#field, flags === '' ? mode : `${mode}+${flags}`, core.settings.handoffMs];
+    const mode = ATTEMPT_MODES[attemptMode(asWaiter, this.waitMs)][(this.#fencing ? 1 : 0) + (this.#direct ? 2 : 0)];
+    const args = [this.#ttl, this.#field, mode ?? '', core.settings.handoffMs];
     if (this.#holdId !== undefined) args.push(this.#holdId);
     return { script: lockAcquireScript, keys: this.#acquireKeys, args };
   }
@@ -251,6 +250,13 @@ export function lockHold$(core: ClientCore, name: string, options: LockOptions =
 }
 
 const LOCK_RENEW_KIND = lockRenewKind((lockKey) => lockKeys(lockKey).holds);
+
+/** The acquire script's mode argument, by mode and then by flags: none, fencing, direct hand-offs, both (no string built per attempt). */
+const ATTEMPT_MODES: Readonly<Record<AttemptMode, readonly string[]>> = {
+  try: ['try', 'try+f', 'try+d', 'try+fd'],
+  new: ['new', 'new+f', 'new+d', 'new+fd'],
+  wait: ['wait', 'wait+f', 'wait+d', 'wait+fd'],
+};
 
 function attemptMode(asWaiter: boolean, waitMs: number | undefined): AttemptMode {
   if (asWaiter) return 'wait';
