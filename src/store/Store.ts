@@ -43,6 +43,13 @@ export interface StoreConnection {
   listen(channel: string): Observable<ChannelEvent>;
   /** How scripts announce wake-ups: `spublish` on a cluster with sharded pub/sub, `publish` otherwise. */
   readonly publishCommand: 'publish' | 'spublish';
+  /**
+   * Whether a script's PUBSUB NUMSUB (SHARDNUMSUB with `spublish`) counts this connection's subscriptions:
+   * on one server and with sharded pub/sub, but not on a cluster with classic pub/sub, where each node counts
+   * only the subscribers connected to it. Direct hand-offs need it (they go only to a client that listens).
+   * @default false
+   */
+  readonly subscribersVisible?: boolean;
   /** Counts connection losses; a change between a command's send and its reply means it may have run twice. */
   epoch(): number;
   /** Groups keys whose scripts may run together (one group per cluster slot; one group on a single server). */

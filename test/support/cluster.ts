@@ -292,6 +292,8 @@ export function clusterDeployment(shared: () => Promise<LocalCluster>, options: 
   };
   return {
     title: `cluster, ${options.sharded ? 'sharded' : 'classic'} pub/sub`,
+    // Each node counts only its own subscribers for classic pub/sub; a shard channel's subscribers are on its slot's master.
+    subscribersVisible: options.sharded,
     async start() {
       cluster = await shared();
       admin = cluster.client();

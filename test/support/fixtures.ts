@@ -10,6 +10,8 @@ export type ClientSettings = Omit<LockClientOptions, 'redis' | 'store'>;
 /** One store under test, with the raw access the contract suite needs to set up and inspect state. */
 export interface StoreFixture {
   readonly kind: 'memory' | 'redis';
+  /** Whether releases can hand a lock to a waiter directly here: they see whether its client listens (not on a cluster with classic pub/sub). */
+  readonly directHandOff: boolean;
   /** A new client on this store; closed (and checked for leaks) after the test. */
   client(settings?: ClientSettings): LockClient;
   /** Scripts sent by this fixture's clients so far. */
@@ -47,6 +49,9 @@ function counting(store: LockStore, count: () => void): LockStore {
         get publishCommand() {
           return connection.publishCommand;
         },
+        get subscribersVisible() {
+          return connection.subscribersVisible === true;
+        },
         run: (script, keys, args, options) => {
           count();
           return connection.run(script, keys, args, options);
@@ -72,7 +77,7 @@ function counting(store: LockStore, count: () => void): LockStore {
 
 interface Backend {
   store(): LockStore;
-  fixture: Omit<StoreFixture, 'client' | 'commands' | 'kind'>;
+  fixture: Omit<StoreFixture, 'client' | 'commands' | 'kind' | 'directHandOff'>;
 }
 
 function memoryBackend(): Backend & { reset(): void } {
@@ -119,6 +124,8 @@ export interface RedisDeployment {
   flush(): Promise<void>;
   /** After each test: drops every key and whatever the test's clients left open. */
   reset(): Promise<void>;
+  /** Whether a script's PUBSUB NUMSUB sees every client's subscriptions (see `StoreConnection.subscribersVisible`). */
+  readonly subscribersVisible: boolean;
 }
 
 let deployments: readonly RedisDeployment[] | undefined;
@@ -225,6 +232,7 @@ export function describeStores(title: string, body: (fixture: () => StoreFixture
         const raw = kind === 'redis' ? redisFixture() : memory!.fixture;
         return {
           kind,
+          directHandOff: deployment?.subscribersVisible ?? true,
           ...raw,
           commands: () => commands,
           client(settings = {}) {

@@ -89,8 +89,12 @@ describe('on a Redis Cluster of 3 masters with a replica each', () => {
     const owner = await cluster.masterOfKey('sharded');
     const handle = await holder.acquire('sharded');
     const woken = waiter.withLock('sharded', () => performance.now());
-    expect(await eventually(async () => ((await cluster.nodeClient(owner.port).call('PUBSUB', 'SHARDCHANNELS')) as string[]).includes(channel))).toBe(true);
-    expect(await cluster.channels()).toEqual([channel]);
+    // Redisson's channel, and the waiting client's hand-off channel: both shard channels on the slot's master.
+    const handOff = `${channel}:${waiter.clientId}`;
+    const shardChannels = async () => ((await cluster.nodeClient(owner.port).call('PUBSUB', 'SHARDCHANNELS')) as string[]).sort();
+    expect(await eventually(async () => (await shardChannels()).length === 2)).toBe(true);
+    expect(await shardChannels()).toEqual([channel, handOff].sort());
+    expect(await cluster.channels()).toEqual([channel, handOff].sort());
     const before = await busPublishes(cluster);
     const releasedAt = performance.now();
     await handle.release();
@@ -99,8 +103,9 @@ describe('on a Redis Cluster of 3 masters with a replica each', () => {
     const after = await busPublishes(cluster);
     // The holder's TTL is 30 s: only the message can have woken the waiter this fast.
     expect(acquiredAt - releasedAt).toBeLessThan(1_000);
-    // Two unlocks were announced: the holder's and then the waiter's. Each SPUBLISH reached the slot's master
-    // and went over the bus to its one replica only; a classic PUBLISH would have gone to all 5 other nodes.
+    // Two unlocks were announced: the holder's (the hand-off, on the waiter's channel) and then the waiter's. Each
+    // SPUBLISH reached the slot's master and went over the bus to its one replica only; a classic PUBLISH would
+    // have gone to all 5 other nodes.
     expect(after.classic - before.classic).toBe(0);
     expect(after.sharded - before.sharded).toBe(2);
     report('cluster', 'sharded wake-up', { wakeMs: Math.round(acquiredAt - releasedAt), busMessagesPerUnlock: (after.sharded - before.sharded) / 2 });

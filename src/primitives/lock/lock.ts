@@ -137,7 +137,11 @@ class LockAcquireSpec extends HandOffClock implements AcquireSpec<number>, HoldF
   readonly #holdId: string | undefined;
   readonly #ttl: number;
   readonly #fencing: boolean;
-  /** Whether releases may hand the lock to this acquisition directly (not with replica acknowledgements, nor on Redlock, which queues nobody). */
+  /**
+   * Whether releases may hand the lock to this acquisition directly: not with replica acknowledgements (a
+   * grant must come from its own acknowledged attempt), nor on Redlock (which queues nobody), nor where a
+   * release cannot see that its client listens (a cluster with classic pub/sub).
+   */
   readonly #direct: boolean;
   readonly #leaseMs: number | undefined;
   readonly #acquireKeys: readonly string[];
@@ -162,7 +166,7 @@ class LockAcquireSpec extends HandOffClock implements AcquireSpec<number>, HoldF
     this.#holdId = holdId;
     this.#ttl = leaseMs ?? core.settings.watchdogTimeoutMs;
     this.#fencing = fencing;
-    this.#direct = core.settings.replicas === 0 && core.settings.handoffMs > 0;
+    this.#direct = core.settings.replicas === 0 && core.settings.handoffMs > 0 && core.connection.subscribersVisible === true;
     this.#leaseMs = leaseMs;
     // Optional keys and arguments go last and are left out when unused (see the scripts).
     this.#acquireKeys =

@@ -105,6 +105,7 @@ export class MemoryStore implements LockStore {
 
 class MemoryConnection implements StoreConnection {
   readonly publishCommand = 'publish';
+  readonly subscribersVisible = true;
   readonly #store: MemoryStore;
   readonly #channels = new Map<string, Set<Listener>>();
   #closed = false;

@@ -47,6 +47,11 @@ class RedisConnection implements StoreConnection {
   readonly #evalsha: EvalshaSender;
   /** Changes at most once, when the version check finds a server without sharded pub/sub. */
   publishCommand: PublishCommand;
+
+  get subscribersVisible(): boolean {
+    return this.publishCommand === 'spublish' || !this.#redis.isCluster;
+  }
+
   /**
    * Pending while the server version is checked. Subscriptions wait for it; scripts do not (they would pay a
    * round trip), so on a Redis 6 cluster wrongly set up for sharded pub/sub the very first scripts may fail.

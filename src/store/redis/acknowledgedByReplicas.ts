@@ -21,6 +21,9 @@ export function acknowledgedByReplicas(connection: StoreConnection, replicas: nu
     get publishCommand() {
       return connection.publishCommand;
     },
+    get subscribersVisible() {
+      return connection.subscribersVisible === true;
+    },
     epoch: () => connection.epoch(),
     slotOf: (key) => connection.slotOf(key),
     evictionPolicy: () => connection.evictionPolicy(),
