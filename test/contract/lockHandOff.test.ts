@@ -1,7 +1,7 @@
 import type { Subscription } from 'rxjs';
 import { expect, it } from 'vitest';
-import type { Lease, LockClient } from '../../src/index.js';
-import { describeStores, type StoreFixture } from '../support/fixtures.js';
+import { NotLockOwnerError, type Lease, type LockClient, type LockHandle, type LockOptions } from '../../src/index.js';
+import { describeStores, type ClientSettings, type StoreFixture } from '../support/fixtures.js';
 import { eventually, sleep } from '../support/leaks.js';
 
 /** A lease promise for a subscription kept open (the hold lasts until `subscription.unsubscribe()`). */
@@ -34,15 +34,28 @@ const member = (f: StoreFixture, field: string, flags = ''): string => {
 /** Channels a client waiting on one name subscribes: Redisson's, and its hand-off channel where there is one. */
 const channelsPerWaiter = (f: StoreFixture): number => (f.directHandOff ? 2 : 1);
 
+/**
+ * A holder of `name` (its client made with `holderSettings`) and one waiter on another client, once that
+ * waiter is queued and listens on Redisson's channel and, where releases hand over directly, its hand-off channel.
+ */
+async function heldAndAwaited(
+  f: StoreFixture,
+  name: string,
+  options: { holderSettings?: ClientSettings; held?: LockOptions; waiter?: LockOptions } = {},
+): Promise<{ holder: LockClient; held: LockHandle; waiterClient: LockClient; waiter: ReturnType<typeof hold> }> {
+  const holder = f.client(options.holderSettings);
+  const waiterClient = f.client();
+  const held = await holder.acquire(name, options.held);
+  const waiter = hold(waiterClient, name, options.waiter);
+  await settled(f, channelsPerWaiter(f));
+  return { holder, held, waiterClient, waiter };
+}
+
 describeStores('lock$ hand-off', (fixture) => {
   it('hands the lock to the waiter inside the release: the waiter holds it without a command of its own', async () => {
     const f = fixture();
-    const holder = f.client();
-    const waiterClient = f.client();
-    const held = await holder.acquire('h');
-    const waiter = hold(waiterClient, 'h');
     // The waiter listens on Redisson's channel and on its client's hand-off channel.
-    await settled(f, channelsPerWaiter(f));
+    const { held, waiterClient, waiter } = await heldAndAwaited(f, 'h');
     const before = f.commands();
     await held.release();
     const lease = await waiter.lease;
@@ -57,11 +70,7 @@ describeStores('lock$ hand-off', (fixture) => {
 
   it('hands over a fencing token and a reentrant owner’s hold, which re-enters and releases as any other', async () => {
     const f = fixture();
-    const holder = f.client();
-    const waiterClient = f.client();
-    const held = await holder.acquire('ft', { fencing: true });
-    const waiter = hold(waiterClient, 'ft', { fencing: true, owner: 'job' });
-    await settled(f, channelsPerWaiter(f));
+    const { held, waiterClient, waiter } = await heldAndAwaited(f, 'ft', { held: { fencing: true }, waiter: { fencing: true, owner: 'job' } });
     await held.release();
     const lease = await waiter.lease;
     expect([held.token, lease.token]).toEqual([1, 2]);
@@ -78,11 +87,7 @@ describeStores('lock$ hand-off', (fixture) => {
 
   it('passes over a queued waiter whose client stopped listening long ago, and hands the lock to the next', async () => {
     const f = fixture();
-    const holder = f.client();
-    const waiterClient = f.client();
-    const held = await holder.acquire('gone');
-    const waiter = hold(waiterClient, 'gone');
-    await settled(f, channelsPerWaiter(f));
+    const { held, waiterClient, waiter } = await heldAndAwaited(f, 'gone');
     // A waiter of a client that died a minute ago, ahead of the live one.
     const ghost = 'dead-client:#1 30000 d -';
     await f.zadd(waiters('gone'), ((await f.serverTime()) - 60_000) * 1000, ghost);
@@ -97,11 +102,7 @@ describeStores('lock$ hand-off', (fixture) => {
 
   it('reserves the lock for a waiter that joined a moment ago and does not listen yet, and lets the next in once the reservation lapses', async () => {
     const f = fixture();
-    const holder = f.client({ watchdogTimeoutMs: 1_000 });
-    const waiterClient = f.client();
-    const held = await holder.acquire('new');
-    const waiter = hold(waiterClient, 'new');
-    await settled(f, channelsPerWaiter(f));
+    const { held, waiterClient, waiter, holder } = await heldAndAwaited(f, 'new', { holderSettings: { watchdogTimeoutMs: 1_000 } });
     // Just ahead of the live waiter (whose owner is its client's first, #1): a waiter whose client is still subscribing.
     const liveJoined = await f.zscore(waiters('new'), member(f, `${waiterClient.clientId}:#1`));
     expect(liveJoined).not.toBeNull();
@@ -121,11 +122,7 @@ describeStores('lock$ hand-off', (fixture) => {
 
   it('gives back a hand-off that reaches a client whose waiter is gone, which hands the lock on to the next', async () => {
     const f = fixture();
-    const holder = f.client();
-    const waiterClient = f.client();
-    const held = await holder.acquire('back');
-    const waiter = hold(waiterClient, 'back');
-    await settled(f, channelsPerWaiter(f));
+    const { held, waiterClient, waiter } = await heldAndAwaited(f, 'back');
     // A waiter of the same client that left while its leave was lost, ahead of the live one. Where releases hand
     // over directly its client listens, so it is handed the lock; elsewhere it looks gone and is passed over.
     const left = `${waiterClient.clientId}:#left 30000 d -`;
@@ -138,6 +135,18 @@ describeStores('lock$ hand-off', (fixture) => {
     expect(await f.zscore(waiters('back'), left)).toBeNull();
     expect(await f.hget('back', `${waiterClient.clientId}:#left`)).toBeNull();
     expect(await f.hget('back', `${waiterClient.clientId}:${lease.owner}`)).toBe('1');
+    waiter.subscription.unsubscribe();
+  });
+
+  it('hands the lock on from a forced unlock as from a release', async () => {
+    const f = fixture();
+    const { holder, held, waiterClient, waiter } = await heldAndAwaited(f, 'forced');
+    const before = f.commands();
+    expect(await holder.forceUnlock('forced')).toBe(true);
+    const lease = await waiter.lease;
+    expect(f.commands() - before).toBe(f.directHandOff ? 1 : 2);
+    expect(await f.hget('forced', `${waiterClient.clientId}:${lease.owner}`)).toBe('1');
+    await expect(held.release()).rejects.toBeInstanceOf(NotLockOwnerError);
     waiter.subscription.unsubscribe();
   });
 

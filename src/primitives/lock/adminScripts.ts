@@ -1,6 +1,5 @@
 import { defineScript, int, list, ScriptError, WRONGTYPE_REPLY } from '../../store/Script.js';
-import { LUA_RESERVE_FOR_HEAD, reserveForHead } from './releaseScript.js';
-import { LUA_NOW } from './serverTime.js';
+import { handOn, handOnKeys, LUA_HAND_ON } from './handOn.js';
 
 /** What a lock key holds right now: whether it exists, its PTTL, and one field's hold count (all fields' when no field is given). */
 export interface LockState {
@@ -38,8 +37,9 @@ return {redis.call('exists', KEYS[1]), redis.call('pttl', KEYS[1]), count}
 });
 
 /**
- * KEYS: lock, holds, channel, handoff, waiters. ARGV: publish command, handoffMs.
- * Deletes the lock whoever holds it and wakes a waiter, as Redisson's forceUnlock. 1 if there was a lock.
+ * KEYS: the release keys (lock, channel, waiters, handoff, holds, token). ARGV: publish command, handoffMs.
+ * Deletes the lock whoever holds it and hands it on as an unlock does (`LUA_HAND_ON`), as Redisson's
+ * forceUnlock wakes a waiter. 1 if there was a lock.
  */
 export const lockForceUnlockScript = defineScript<boolean>({
   name: 'lock.forceUnlock',
@@ -48,21 +48,21 @@ local kind = redis.call('type', KEYS[1])['ok']
 if kind ~= 'none' and kind ~= 'hash' then
   return redis.error_reply('${WRONGTYPE_REPLY} ' .. KEYS[1] .. ' ' .. kind)
 end
-redis.call('del', KEYS[2], KEYS[4])
+${LUA_HAND_ON}
+redis.call('del', KEYS[5], KEYS[4])
 if redis.call('del', KEYS[1]) > 0 then
-  ${LUA_NOW}
-  ${LUA_RESERVE_FOR_HEAD}
-  redis.call(ARGV[1], KEYS[3], reserveForHead(KEYS[4], KEYS[5], tonumber(ARGV[2])))
+  handOn(tonumber(ARGV[2]), ARGV[1])
   return 1
 end
 return 0
 `,
-  memory: (db, [lock = '', holds = '', channel = '', handoff = '', waiters = ''], [, handoffMs = '0']) => {
-    const kind = db.type(lock);
-    if (kind !== 'none' && kind !== 'hash') throw new ScriptError(`${WRONGTYPE_REPLY} ${lock} ${kind}`);
-    db.del(holds, handoff);
-    if (db.del(lock) > 0) {
-      db.publish(channel, reserveForHead(db, handoff, waiters, Number(handoffMs)));
+  memory: (db, keys, [, handoffMs = '0']) => {
+    const named = handOnKeys(keys);
+    const kind = db.type(named.lock);
+    if (kind !== 'none' && kind !== 'hash') throw new ScriptError(`${WRONGTYPE_REPLY} ${named.lock} ${kind}`);
+    db.del(named.holds, named.handoff);
+    if (db.del(named.lock) > 0) {
+      handOn(db, named, Number(handoffMs));
       return 1;
     }
     return 0;

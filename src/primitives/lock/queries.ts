@@ -9,7 +9,7 @@ import { lockForceUnlockScript, lockInspectScript, type LockState } from './admi
 import { lockKeys } from './lockKeys.js';
 
 /** Runs one admin script for `name` and maps store errors to the public ones. */
-export async function runFor<R>(core: ClientCore, name: string, script: Script<R>, keys: string[], args: (string | number)[]): Promise<R> {
+export async function runFor<R>(core: ClientCore, name: string, script: Script<R>, keys: readonly string[], args: (string | number)[]): Promise<R> {
   if (core.closed) throw new ClientClosedError(name);
   try {
     return await new Promise<R>((resolve, reject) => send(core, core.connection.run(script, keys, args), { next: resolve, error: reject }));
@@ -44,15 +44,9 @@ export async function remainingTtl(core: ClientCore, name: string): Promise<numb
   return (await inspect(core, 'remainingTtl', name, '')).ttl;
 }
 
-/** Deletes the lock whoever holds it and wakes a waiter. Resolves true if it was held. Its holders learn at their next renewal. */
+/** Deletes the lock whoever holds it and hands it to the longest waiter. Resolves true if it was held. Its holders learn at their next renewal. */
 export async function forceUnlock(core: ClientCore, name: string): Promise<boolean> {
   assertName(name, 'forceUnlock');
   const keys = lockKeys(core.keyPrefix + name);
-  return runFor(
-    core,
-    name,
-    lockForceUnlockScript,
-    [keys.lock, keys.holds, keys.channel, keys.handoff, keys.waiters],
-    [core.connection.publishCommand, core.settings.handoffMs],
-  );
+  return runFor(core, name, lockForceUnlockScript, keys.releaseKeys, [core.connection.publishCommand, core.settings.handoffMs]);
 }

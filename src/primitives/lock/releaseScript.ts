@@ -1,35 +1,10 @@
 import type { ReleaseReply } from '../../engine/HeldLease.js';
-import type { MemoryDb } from '../../store/memory/MemoryDb.js';
 import { defineScript, int, type Script } from '../../store/Script.js';
 import { handOn, handOnKeys, LUA_HAND_ON, releaseOne } from './handOn.js';
 import { memberField, parseWaiterMember } from './waiterMember.js';
 
 /** 0: not held by this owner (nothing changed); 1: one hold released, others remain; 2: unlocked. */
 export type LockRelease = 0 | 1 | 2;
-
-/**
- * Lua: reserve the unlocked lock for the longest-waiting waiter, if any (needs `now`), and return what
- * to publish: that waiter's ticket, so that only its client tries, or Redisson's `0` when no rxlock
- * waiter is queued. Redisson's subscribers read the message as a number and act on 0 and 1 only.
- * (An unlock hands on with `LUA_HAND_ON`, which prefers a direct hand-off; a forced unlock only reserves.)
- */
-export const LUA_RESERVE_FOR_HEAD = `
-local function reserveForHead(handoffKey, waitersKey, handoff)
-  if handoff <= 0 then return '0' end
-  local head = redis.call('zrange', waitersKey, 0, 0, 'WITHSCORES')
-  if not head[1] then return '0' end
-  redis.call('set', handoffKey, head[1] .. '|' .. (now + handoff), 'PX', 2 * handoff)
-  return head[2]
-end`;
-
-/** The memory twin of `reserveForHead`. */
-export function reserveForHead(db: MemoryDb, handoffKey: string, waitersKey: string, handoff: number): string {
-  if (handoff <= 0) return '0';
-  const head = db.zrangeWithScores(waitersKey)[0];
-  if (head === undefined) return '0';
-  db.set(handoffKey, `${head[0]}|${db.time() + handoff}`, { px: 2 * handoff });
-  return String(head[1]);
-}
 
 /**
  * KEYS: lock, channel, waiters, handoff, holds, token (see `LockKeys.releaseKeys`).

@@ -6,7 +6,3 @@
 export const LUA_CLOCK = `local clock = redis.call('time')
 now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 micros = clock[1] .. string.format('%06d', tonumber(clock[2]))`;
-
-/** Lua: declares and sets `now` and `micros` (see `LUA_CLOCK`). */
-export const LUA_NOW = `local now, micros = 0, ''
-${LUA_CLOCK}`;
