@@ -8,7 +8,7 @@ import { scriptsWorker, type LockScripts } from './lockScripts.js';
 
 const { lockAcquireScript } = (await import(`${dist}/primitives/lock/acquireScript.js`)) as typeof AcquireScript;
 const { lockReleaseScript } = (await import(`${dist}/primitives/lock/releaseScript.js`)) as typeof ReleaseScript;
-const { lockKeys } = (await import(`${dist}/primitives/lock/lockKeys.js`)) as typeof LockKeys;
+const { handOffChannel, lockKeys } = (await import(`${dist}/primitives/lock/lockKeys.js`)) as typeof LockKeys;
 
 const LEASE_MS = 30_000;
 const HANDOFF_MS = 100;
@@ -27,6 +27,35 @@ export const RXLOCK_LOCK_SCRIPTS: LockScripts = {
   },
   granted: (reply) => Array.isArray(reply) && reply[0] === 1,
 };
+
+type Call = [numKeys: number, ...keysAndArgs: (string | number)[]];
+
+/**
+ * The calls of a contended `key` as `lock$` sends them: a holder takes it, a waiter (of another client, which
+ * takes direct hand-offs) is refused and queued, the holder's release hands it to the waiter, whose client
+ * listens on `waiterChannel`, and the waiter releases it.
+ */
+export function RXLOCK_CONTENDED_CALLS(key: string): {
+  holderAcquire: Call;
+  waiterAcquire: Call;
+  holderRelease: Call;
+  waiterRelease: Call;
+  waiterChannel: string;
+  waiterField: string;
+} {
+  const holder = `holder-${HOLDER_SUFFIX}:#1`;
+  const waiterClient = `waiter-${HOLDER_SUFFIX}`;
+  const waiter = `${waiterClient}:#1`;
+  return {
+    holderAcquire: RXLOCK_LOCK_SCRIPTS.acquire(key, holder),
+    waiterAcquire: RXLOCK_LOCK_SCRIPTS.acquire(key, waiter),
+    holderRelease: RXLOCK_LOCK_SCRIPTS.release(key, holder),
+    waiterRelease: RXLOCK_LOCK_SCRIPTS.release(key, waiter),
+    waiterChannel: handOffChannel(lockKeys(key), waiterClient),
+    waiterField: waiter,
+  };
+}
+const HOLDER_SUFFIX = randomUUID().slice(0, 8);
 
 /**
  * Not a contender users would pick: rxlock's own acquire and release scripts, with the keys and arguments

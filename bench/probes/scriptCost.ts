@@ -2,12 +2,15 @@
  * What rxlock's lock scripts cost Redis itself, next to Redisson's RLock scripts: for each, 1,000 free keys
  * are acquired in one pipeline and then released in another, and `INFO commandstats` gives the server time
  * per call (execution only, without network or parsing). 7 interleaved rounds of 8 batches; medians.
+ * Then the contended paths of rxlock's scripts, on 1,000 held keys per batch: an acquire that is refused
+ * and queues its caller, and a release that hands the lock directly to that waiter (whose client listens on
+ * its hand-off channel).
  * Run after `npm run build`: `node --import tsx bench/probes/scriptCost.ts`.
  */
 import type { Redis } from 'ioredis';
 import type { LockScripts } from '../contenders/lockScripts.js';
 import { REDISSON_LOCK_SCRIPTS } from '../contenders/redissonScripts.js';
-import { RXLOCK_LOCK_SCRIPTS } from '../contenders/rxlockScripts.js';
+import { RXLOCK_CONTENDED_CALLS, RXLOCK_LOCK_SCRIPTS } from '../contenders/rxlockScripts.js';
 import { openServer } from '../server.js';
 
 const ROUNDS = 7;
@@ -36,6 +39,49 @@ async function timedBatch(redis: Redis, sha: string, calls: readonly [number, ..
   if (failed?.[0] != null) throw failed[0];
   const after = await evalshaStats(redis);
   return (after.usec - before.usec) / (after.calls - before.calls);
+}
+
+/** rxlock's refused-and-queued acquire and its direct hand-off release, each timed over batches of held keys. */
+async function contendedPaths([acquireSha, releaseSha]: readonly [string, string]): Promise<{ refused: number[]; handOff: number[] }> {
+  const listener = server.connect();
+  const times = { refused: [] as number[], handOff: [] as number[] };
+  try {
+    for (let batch = 0; batch < ROUNDS * BATCHES; batch++) {
+      const keys = Array.from({ length: KEYS_PER_BATCH }, (_, i) => `${marker}:held:${String(batch)}:${String(i)}`);
+      const calls = keys.map((key) => RXLOCK_CONTENDED_CALLS(key));
+      await timedBatch(
+        redis,
+        acquireSha,
+        calls.map((call) => call.holderAcquire),
+      );
+      await listener.subscribe(...calls.map((call) => call.waiterChannel));
+      times.refused.push(
+        await timedBatch(
+          redis,
+          acquireSha,
+          calls.map((call) => call.waiterAcquire),
+        ),
+      );
+      times.handOff.push(
+        await timedBatch(
+          redis,
+          releaseSha,
+          calls.map((call) => call.holderRelease),
+        ),
+      );
+      const handedOver = await Promise.all(calls.map((call, i) => redis.hexists(keys[i]!, call.waiterField)));
+      if (handedOver.some((held) => held !== 1)) throw new Error('scriptCost: a release did not hand the lock to its waiter');
+      await timedBatch(
+        redis,
+        releaseSha,
+        calls.map((call) => call.waiterRelease),
+      );
+      await listener.unsubscribe();
+    }
+  } finally {
+    listener.disconnect();
+  }
+  return times;
 }
 
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -77,6 +123,11 @@ try {
     const { acquire, release } = perPair[index]!;
     console.log(`${pair.label.padEnd(26)} acquire ${median(acquire).toFixed(2)} µs, release ${median(release).toFixed(2)} µs`);
   }
+  const contended = await contendedPaths(shas[pairs.length - 1]!);
+  console.log(
+    `rxlock's lock scripts, held keys: refused acquire (queued) ${median(contended.refused).toFixed(2)} µs, ` +
+      `release handing to the waiter ${median(contended.handOff).toFixed(2)} µs`,
+  );
 } finally {
   await server.deleteKeys(marker);
   redis.disconnect();

@@ -1,7 +1,8 @@
 /**
- * Where a fair lock's switch goes: one holder, one queued waiter (two clients, each with its own
- * connections, in this one process as in the bench), alternating. For each hand-off it records, from the
- * holder's unsubscribe: when the release's reply arrived (`released` event), when the waiter's subscriber
+ * Where a switch goes: one holder, one queued waiter (two clients, each with its own connections, in this
+ * one process as in the bench), alternating, on a fair lock (`PROBE_LOCK=lock`: the plain lock). For each
+ * hand-off it records, from the holder's unsubscribe: when the release command went to ioredis
+ * (`sendCommand`), when the release's reply arrived (`released` event), when the waiter's subscriber
  * connection got the hand-off message, and when the waiter's lease arrived; and PING round trips back to
  * back and after a 1 ms pause. Run after `npm run build`: `node --import tsx bench/probes/switchPath.ts`.
  */
@@ -18,8 +19,9 @@ const HAND_OFFS = 2_000;
 const WARM_UP = 200;
 
 const server = await openServer(process.env['REDIS_URL']);
-const marks = { released: latencyHistogram(), message: latencyHistogram(), lease: latencyHistogram() };
+const marks = { sent: latencyHistogram(), released: latencyHistogram(), message: latencyHistogram(), lease: latencyHistogram() };
 let startedAt: number | undefined;
+let sentMarked = true;
 const mark = (histogram: Histogram): void => {
   if (startedAt !== undefined) recordMs(histogram, performance.now() - startedAt);
 };
@@ -29,6 +31,14 @@ const connections: Redis[] = [];
 function client(): LockClient {
   const redis = server.connect();
   connections.push(redis);
+  const send = redis.sendCommand.bind(redis);
+  redis.sendCommand = (...args: Parameters<Redis['sendCommand']>) => {
+    if (!sentMarked) {
+      sentMarked = true;
+      mark(marks.sent);
+    }
+    return send(...args);
+  };
   const duplicate = redis.duplicate.bind(redis);
   redis.duplicate = (...args: Parameters<Redis['duplicate']>) => {
     const subscriber = duplicate(...args);
@@ -38,15 +48,16 @@ function client(): LockClient {
   return rxlock.createLockClient({ redis });
 }
 
+const kind = process.env['PROBE_LOCK'] === 'lock' ? 'lock$' : 'fairLock$';
 const key = `switch-path-${String(Date.now())}`;
 let holder = client();
 let waiter = client();
-let held: Subscription = holder.fairLock$(key).subscribe();
+let held: Subscription = holder[kind](key).subscribe();
 await firstValueFrom(holder.events$.pipe(filter((event) => event.type === 'acquired')));
 for (let i = 0; i < HAND_OFFS + WARM_UP; i++) {
   const queued = firstValueFrom(waiter.events$.pipe(filter((event) => event.type === 'waiting')));
   const leased = new Promise<Subscription>((resolve) => {
-    const next = waiter.fairLock$(key).subscribe(() => {
+    const next = waiter[kind](key).subscribe(() => {
       mark(marks.lease);
       resolve(next);
     });
@@ -56,6 +67,7 @@ for (let i = 0; i < HAND_OFFS + WARM_UP; i++) {
   const released = firstValueFrom(holder.events$.pipe(filter((event) => event.type === 'released')));
   void released.then(() => mark(marks.released));
   if (i >= WARM_UP) startedAt = performance.now();
+  sentMarked = false;
   held.unsubscribe();
   held = await leased;
   await released;
@@ -71,7 +83,8 @@ const line = (label: string, histogram: Histogram): string => {
   const summary = summarize(histogram);
   return `${label.padEnd(44)} p50 ${summary?.p50Ms.toFixed(3) ?? '–'} ms  p99 ${summary?.p99Ms.toFixed(3) ?? '–'} ms`;
 };
-console.log(`${server.description}; ${String(HAND_OFFS)} fair hand-offs, times from the holder's unsubscribe`);
+console.log(`${server.description}; ${String(HAND_OFFS)} ${kind} hand-offs, times from the holder's unsubscribe`);
+console.log(line('release command sent (sendCommand)', marks.sent));
 console.log(line('release reply (released event)', marks.released));
 console.log(line("hand-off message at the waiter's connection", marks.message));
 console.log(line("waiter's lease", marks.lease));

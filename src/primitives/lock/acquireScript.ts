@@ -87,12 +87,14 @@ local function clock()
   end
   return now
 end
-local function refuse(ttl)
+-- lockTtl: the lock's PTTL (0 when it is free), which the waiters' key must outlast.
+local function refuse(ttl, lockTtl)
   if mode ~= 'try' and handoff > 0 then
     clock()
-    redis.call('zadd', KEYS[2], 'NX', micros, member)
-    redis.call('pexpire', KEYS[2], math.max(redis.call('pttl', KEYS[1]), 0) + 2 * handoff + 5000)
-    return {0, ttl, redis.call('zscore', KEYS[2], member), micros}
+    local ticket = micros
+    if redis.call('zadd', KEYS[2], 'NX', micros, member) == 0 then ticket = redis.call('zscore', KEYS[2], member) end
+    redis.call('pexpire', KEYS[2], math.max(lockTtl, 0) + 2 * handoff + 5000)
+    return {0, ttl, ticket, micros}
   end
   return {0, ttl}
 end
@@ -106,7 +108,7 @@ if size == 0 then
       local reservedFor, untilMs = string.sub(reservation, 1, bar - 1), tonumber(string.sub(reservation, bar + 1))
       reservedForMe = reservedFor == member
       if not reservedForMe then
-        if clock() < untilMs then return refuse(untilMs - clock() + handoff) end
+        if clock() < untilMs then return refuse(untilMs - clock() + handoff, 0) end
         ghost = reservedFor
       end
     end
@@ -114,11 +116,12 @@ if size == 0 then
       local ahead = queued
       if redis.call('zscore', KEYS[2], member) then ahead = ahead - 1 end
       if ghost and redis.call('zscore', KEYS[2], ghost) then ahead = ahead - 1 end
-      if ahead > 0 then return refuse(2 * handoff) end
+      if ahead > 0 then return refuse(2 * handoff, 0) end
     end
   end
 elseif not mine then
-  return refuse(redis.call('pttl', KEYS[1]))
+  local ttl = redis.call('pttl', KEYS[1])
+  return refuse(ttl, ttl)
 end
 redis.call('hincrby', KEYS[1], field, 1)
 local ttl = lease

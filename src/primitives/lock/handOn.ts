@@ -37,14 +37,17 @@ export const LUA_HAND_ON = `
 ${LUA_PARSE_MEMBER}
 local function handOn(handoff, publish)
   local message = '0'
-  if handoff > 0 and redis.call('exists', KEYS[3]) == 1 then
-    local time = redis.call('time')
-    local nowUs = tonumber(time[1]) * 1000000 + tonumber(time[2])
+  if handoff > 0 then
+    local time, nowUs = nil, 0
     local numsub = 'numsub'
     if publish == 'spublish' then numsub = 'shardnumsub' end
     for _ = 0, ${MAX_DROPPED} do
       local head = redis.call('zrange', KEYS[3], 0, 0, 'WITHSCORES')
       if not head[1] then break end
+      if not time then
+        time = redis.call('time')
+        nowUs = tonumber(time[1]) * 1000000 + tonumber(time[2])
+      end
       local field, lease, flags, hold = parseMember(head[1])
       local listening = false
       if field and string.find(flags, 'd', 1, true) then

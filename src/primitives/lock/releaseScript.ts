@@ -27,6 +27,12 @@ local hold = ARGV[4] or '-'
 if hold ~= '-' and redis.call('hdel', KEYS[5], hold) == 0 then
   return 0
 end
+-- The common final unlock, nobody queued, is answered before the helper functions are set up.
+if count == '1' and (tonumber(ARGV[2]) == 0 or redis.call('exists', KEYS[3]) == 0) then
+  if hold ~= '-' then redis.call('del', KEYS[1], KEYS[5]) else redis.call('del', KEYS[1]) end
+  redis.call(ARGV[3], KEYS[2], '0')
+  return 2
+end
 ${LUA_HAND_ON}
 return releaseOne(ARGV[1], count, hold, tonumber(ARGV[2]), ARGV[3])
 `,
