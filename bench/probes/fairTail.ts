@@ -1,12 +1,14 @@
 /**
  * What the fair lock's slowest waits in the contended scenario have in common: 8 workers on one key, hold
  * 1 ms, as in the bench, for `PROBE_SECONDS` (default 10) after a 1 s lead-in, with V8's garbage collections
- * recorded alongside. For the slowest waits it prints which collections overlapped them. Run after
- * `npm run build`: `node --import tsx bench/probes/fairTail.ts`.
+ * recorded alongside. A wait is made of the holds and switches ahead of it, so it also prints how long the
+ * holds (`setTimeout(1)`) and the switches (one worker's release call to the next worker holding) took. For
+ * the slowest waits it prints which collections overlapped them. Run after `npm run build`:
+ * `node --import tsx bench/probes/fairTail.ts`.
  */
 import { monitorEventLoopDelay, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { rxlockFairLock } from '../contenders/rxlockFairLock.js';
-import { latencyHistogram, recordMs, summarize } from '../histogram.js';
+import { latencyHistogram, recordMs, summarize, type Histogram } from '../histogram.js';
 import { openServer } from '../server.js';
 import { sleep } from '../sleep.js';
 
@@ -44,6 +46,9 @@ const loopDelay = monitorEventLoopDelay({ resolution: 1 });
 
 const waits: Span[] = [];
 const wait = latencyHistogram();
+const holds = latencyHistogram();
+const switches = latencyHistogram();
+let releasedAt: number | undefined;
 let running = true;
 let lastOwner = -1;
 let measureFrom = Infinity;
@@ -56,8 +61,12 @@ const loops = workers.map(async (worker, index) => {
       waits.push({ start, ms: at - start });
       recordMs(wait, at - start);
     }
+    const measured = start >= measureFrom;
+    if (measured && lastOwner !== index && releasedAt !== undefined) recordMs(switches, at - releasedAt);
     lastOwner = index;
     await sleep(HOLD_MS);
+    releasedAt = performance.now();
+    if (measured) recordMs(holds, releasedAt - at);
     await worker.release();
   }
 });
@@ -83,6 +92,11 @@ console.log(
   `event-loop delay p99 ${(loopDelay.percentile(99) / 1e6).toFixed(2)} ms, max ${(loopDelay.max / 1e6).toFixed(2)} ms; ` +
     `collections ${String(inWindow.length)}, ${inWindow.reduce((sum, gc) => sum + gc.ms, 0).toFixed(1)} ms in all`,
 );
+const percentiles = (label: string, histogram: Histogram): string => {
+  const parts = summarize(histogram);
+  return `${label} p50 ${parts?.p50Ms.toFixed(2) ?? '–'} ms, p99 ${parts?.p99Ms.toFixed(2) ?? '–'} ms, max ${parts?.maxMs.toFixed(1) ?? '–'} ms`;
+};
+console.log(`${percentiles('holds', holds)}; ${percentiles('switches', switches)}`);
 console.log(
   `waits over ${String(SLOW_MS)} ms: ${String(slow.length)}, of which ${String(slow.filter((span) => during(span).length > 0).length)} overlapped a collection`,
 );
