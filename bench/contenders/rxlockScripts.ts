@@ -25,7 +25,7 @@ export const RXLOCK_LOCK_SCRIPTS: LockScripts = {
     const keys = lockKeys(key).releaseKeys;
     return [keys.length, ...keys, field, HANDOFF_MS, 'publish'];
   },
-  granted: (reply) => reply === 1 || (Array.isArray(reply) && reply[0] === 1),
+  granted: (reply) => Array.isArray(reply) && reply[0] === 1,
 };
 
 type Call = [numKeys: number, ...keysAndArgs: (string | number)[]];

@@ -40,7 +40,7 @@ export type AttemptMode = 'try' | 'new' | 'wait';
  *
  * The common case, a free lock that nobody waits for, is answered first, before the locals and helper
  * functions the other cases need: setting those up cost Redis about a sixth of such a call
- * (`bench/probes/scriptCost.ts`). Without fencing it answers a bare `1` rather than `{1, -1}`.
+ * (`bench/probes/scriptCost.ts`).
  */
 export const lockAcquireScript = defineScript<LockAttempt>({
   name: 'lock.acquire',
@@ -54,7 +54,7 @@ if redis.call('exists', KEYS[1], KEYS[2]) == 0 then
     redis.call('pexpire', KEYS[4], ARGV[1])
   end
   if string.find(ARGV[3], 'f', 4, true) then return {1, redis.call('incr', KEYS[#KEYS])} end
-  return 1
+  return {1, -1}
 end
 -- Held, or waited for.
 local size = redis.pcall('hlen', KEYS[1])
@@ -156,7 +156,7 @@ return {1, token}
         db.hset(holds, hold, '1');
         db.pexpire(holds, Number(leaseArg));
       }
-      return fencing ? [1, db.incrby(tokenKey, 1)] : 1;
+      return [1, fencing ? db.incrby(tokenKey, 1) : -1];
     }
     const kind = db.type(lock);
     if (kind !== 'none' && kind !== 'hash') throw new ScriptError(`${WRONGTYPE_REPLY} ${lock} ${kind}`);
@@ -226,7 +226,6 @@ return {1, token}
     return [1, fencing ? db.incrby(tokenKey, 1) : -1];
   },
   parse: (reply) => {
-    if (reply === 1) return { granted: true, grant: -1 };
     const [status, value, ticket, serverUs] = list(reply);
     if (int(status ?? 0) === 1) return { granted: true, grant: int(value ?? -1) };
     if (typeof ticket !== 'string') return { granted: false, retryInMs: int(value ?? -1) };
