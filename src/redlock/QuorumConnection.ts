@@ -5,7 +5,7 @@ import type { ChannelEvent, RunOptions, StoreConnection } from '../store/Store.j
 import { StoreError } from '../store/StoreError.js';
 import type { Ballot } from './quorum.js';
 import { quorumOf } from './quorum.js';
-import type { Vote, VoteContext } from './lockVotes.js';
+import type { Verdict, Vote, VoteContext } from './lockVotes.js';
 
 /** The same script with its reply left raw, for votes; one per script. */
 const rawForms = new WeakMap<Script<unknown>, Script<Reply>>();
@@ -62,7 +62,14 @@ export class QuorumConnection implements StoreConnection {
       let decided = false;
       const decide = (): void => {
         if (decided) return;
-        const verdict = vote.decide(ballots, this.#context(args, startedAt, ballots));
+        let verdict: Verdict | undefined;
+        try {
+          verdict = vote.decide(ballots, this.#context(args, startedAt, ballots));
+        } catch (error) {
+          // An instance answered in a form the vote cannot read (another version's script, say). Some may have
+          // granted or changed something: the outcome is unknown, so the engine compensates on every instance.
+          verdict = { error: new StoreError('other', `unexpected reply from ${script.name}: ${String(error)}`, true, { cause: error }) };
+        }
         if (verdict === undefined) return;
         decided = true;
         for (const timer of timers) timer.unsubscribe();

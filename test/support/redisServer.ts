@@ -20,6 +20,12 @@ export interface RedisServer {
 
 let checked = false;
 
+/** Servers still running. If this process ends without stopping them (a crash, a probe whose output was cut), they go with it. */
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of running) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
 /** Fails loudly when redis-server is missing: tests that need Redis must never skip silently. */
 function assertRedisServerInstalled(): void {
   if (checked) return;
@@ -40,7 +46,10 @@ async function launch(port: number, dir: string, extraArgs: readonly string[]): 
   );
   await new Promise<void>((resolve, reject) => {
     let output = '';
-    const timer = setTimeout(() => reject(new Error(`redis-server on ${port} did not start within 10 s:\n${output}`)), 10_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`redis-server on ${port} did not start within 10 s:\n${output}`));
+    }, 10_000);
     const onData = (chunk: Buffer): void => {
       output += chunk.toString();
       if (output.includes('Ready to accept connections')) {
@@ -57,6 +66,8 @@ async function launch(port: number, dir: string, extraArgs: readonly string[]): 
   });
   child.stdout.resume();
   child.stderr.resume();
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   return child;
 }
 
