@@ -28,14 +28,17 @@ export const RXLOCK_LOCK_SCRIPTS: LockScripts = {
   granted: (reply) => Array.isArray(reply) && reply[0] === 1,
 };
 
-type Call = [numKeys: number, ...keysAndArgs: (string | number)[]];
+type Call = ReturnType<LockScripts['acquire']>;
+
+/** Names the probe's holder and waiter clients apart from any other run's. */
+const RUN_ID = randomUUID().slice(0, 8);
 
 /**
  * The calls of a contended `key` as `lock$` sends them: a holder takes it, a waiter (of another client, which
  * takes direct hand-offs) is refused and queued, the holder's release hands it to the waiter, whose client
  * listens on `waiterChannel`, and the waiter releases it.
  */
-export function RXLOCK_CONTENDED_CALLS(key: string): {
+export function rxlockContendedCalls(key: string): {
   holderAcquire: Call;
   waiterAcquire: Call;
   holderRelease: Call;
@@ -43,8 +46,8 @@ export function RXLOCK_CONTENDED_CALLS(key: string): {
   waiterChannel: string;
   waiterField: string;
 } {
-  const holder = `holder-${HOLDER_SUFFIX}:#1`;
-  const waiterClient = `waiter-${HOLDER_SUFFIX}`;
+  const holder = `holder-${RUN_ID}:#1`;
+  const waiterClient = `waiter-${RUN_ID}`;
   const waiter = `${waiterClient}:#1`;
   return {
     holderAcquire: RXLOCK_LOCK_SCRIPTS.acquire(key, holder),
@@ -55,7 +58,6 @@ export function RXLOCK_CONTENDED_CALLS(key: string): {
     waiterField: waiter,
   };
 }
-const HOLDER_SUFFIX = randomUUID().slice(0, 8);
 
 /**
  * Not a contender users would pick: rxlock's own acquire and release scripts, with the keys and arguments

@@ -10,7 +10,7 @@
 import type { Redis } from 'ioredis';
 import type { LockScripts } from '../contenders/lockScripts.js';
 import { REDISSON_LOCK_SCRIPTS } from '../contenders/redissonScripts.js';
-import { RXLOCK_CONTENDED_CALLS, RXLOCK_LOCK_SCRIPTS } from '../contenders/rxlockScripts.js';
+import { rxlockContendedCalls, RXLOCK_LOCK_SCRIPTS } from '../contenders/rxlockScripts.js';
 import { openServer } from '../server.js';
 
 const ROUNDS = 7;
@@ -48,7 +48,7 @@ async function contendedPaths([acquireSha, releaseSha]: readonly [string, string
   try {
     for (let batch = 0; batch < ROUNDS * BATCHES; batch++) {
       const keys = Array.from({ length: KEYS_PER_BATCH }, (_, i) => `${marker}:held:${String(batch)}:${String(i)}`);
-      const calls = keys.map((key) => RXLOCK_CONTENDED_CALLS(key));
+      const calls = keys.map((key) => rxlockContendedCalls(key));
       await timedBatch(
         redis,
         acquireSha,
