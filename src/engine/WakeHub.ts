@@ -37,15 +37,6 @@ export interface WaitTicket {
   leave(acquired: boolean): void;
 }
 
-interface Waiter {
-  owner: string;
-  readonly callbacks: WaiterCallbacks;
-  /** Woken, and its attempt not yet settled. */
-  woken: boolean;
-  /** A wake arrived while its attempt was in flight. */
-  pending: boolean;
-}
-
 interface ChannelLine {
   readonly policy: WakePolicy;
   readonly waiters: Waiter[];
@@ -59,6 +50,69 @@ interface ChannelLine {
    */
   readonly unmatched: string[];
   grace: Subscription | undefined;
+}
+
+/**
+ * One waiter's place in a channel's local line, and the ticket `join` hands out: one object per wait, as
+ * waits are the hot path under contention.
+ */
+class Waiter implements WaitTicket {
+  owner: string;
+  readonly line: ChannelLine;
+  readonly channel: string;
+  readonly callbacks: WaiterCallbacks;
+  readonly graceMs: number;
+  /** Woken, and its attempt not yet settled. */
+  woken = false;
+  /** A wake arrived while its attempt was in flight. */
+  pending = false;
+  readonly #leaveLine: (waiter: Waiter, acquired: boolean) => void;
+
+  constructor(
+    line: ChannelLine,
+    channel: string,
+    owner: string,
+    callbacks: WaiterCallbacks,
+    graceMs: number,
+    leaveLine: (waiter: Waiter, acquired: boolean) => void,
+  ) {
+    this.line = line;
+    this.channel = channel;
+    this.owner = owner;
+    this.callbacks = callbacks;
+    this.graceMs = graceMs;
+    this.#leaveLine = leaveLine;
+  }
+
+  get ready(): boolean {
+    return this.line.ready;
+  }
+
+  identify(id: string): void {
+    this.owner = id;
+    if (takeUnmatched(this.line, id)) this.wake();
+  }
+
+  rearm(): void {
+    this.woken = false;
+    if (this.pending) {
+      this.pending = false;
+      this.wake();
+    }
+  }
+
+  leave(acquired: boolean): void {
+    this.#leaveLine(this, acquired);
+  }
+
+  wake(): void {
+    if (this.woken) {
+      this.pending = true;
+      return;
+    }
+    this.woken = true;
+    this.callbacks.onWake();
+  }
 }
 
 /** How many unmatched ids a line remembers (most belong to other clients' waiters). */
@@ -93,24 +147,14 @@ export class WakeHub {
     const line = this.#line(channel, policy);
     line.grace?.unsubscribe();
     line.grace = undefined;
-    const waiter: Waiter = { owner, callbacks, woken: false, pending: false };
+    const waiter = new Waiter(line, channel, owner, callbacks, graceMs, this.#leaveLine);
     line.waiters.push(waiter);
     if ((line.unclaimed && line.ready) || takeUnmatched(line, owner)) {
       line.unclaimed = false;
       waiter.woken = true;
       this.#scheduler.schedule(() => callbacks.onWake());
     }
-    return {
-      get ready() {
-        return line.ready;
-      },
-      identify: (id) => {
-        waiter.owner = id;
-        if (takeUnmatched(line, id)) this.#wake(waiter);
-      },
-      rearm: () => this.#rearm(waiter),
-      leave: (acquired) => this.#leave(channel, line, waiter, acquired, graceMs),
-    };
+    return waiter;
   }
 
   /** Unsubscribes every channel at once (client close). */
@@ -155,12 +199,12 @@ export class WakeHub {
         this.#wakeNext(line, Math.max(0, wake.count));
         return;
       case 'all':
-        for (const waiter of [...line.waiters]) this.#wake(waiter);
+        for (const waiter of [...line.waiters]) waiter.wake();
         return;
       case 'id': {
         const target = line.waiters.find((waiter) => waiter.owner === wake.id);
         if (target !== undefined) {
-          this.#wake(target);
+          target.wake();
           return;
         }
         if (line.unmatched.push(wake.id) > UNMATCHED_KEPT) line.unmatched.shift();
@@ -169,7 +213,7 @@ export class WakeHub {
       case 'owner': {
         const target = line.waiters.find((waiter) => waiter.owner === wake.owner);
         if (target === undefined) line.unclaimed = true;
-        else this.#wake(target);
+        else target.wake();
         return;
       }
     }
@@ -180,7 +224,7 @@ export class WakeHub {
     for (const waiter of [...line.waiters]) {
       if (left === 0) return;
       if (!waiter.woken) {
-        this.#wake(waiter);
+        waiter.wake();
         left--;
       }
     }
@@ -192,24 +236,8 @@ export class WakeHub {
     }
   }
 
-  #wake(waiter: Waiter): void {
-    if (waiter.woken) {
-      waiter.pending = true;
-      return;
-    }
-    waiter.woken = true;
-    waiter.callbacks.onWake();
-  }
-
-  #rearm(waiter: Waiter): void {
-    waiter.woken = false;
-    if (waiter.pending) {
-      waiter.pending = false;
-      this.#wake(waiter);
-    }
-  }
-
-  #leave(channel: string, line: ChannelLine, waiter: Waiter, acquired: boolean, graceMs: number): void {
+  readonly #leaveLine = (waiter: Waiter, acquired: boolean): void => {
+    const { line, channel, graceMs } = waiter;
     const index = line.waiters.indexOf(waiter);
     if (index === -1) return;
     line.waiters.splice(index, 1);
@@ -221,7 +249,7 @@ export class WakeHub {
     } else {
       this.#drop(channel, line);
     }
-  }
+  };
 
   #drop(channel: string, line: ChannelLine): void {
     if (line.waiters.length > 0 || this.#lines.get(channel) !== line) return;

@@ -29,6 +29,7 @@ export class LinkedSet<T> implements Iterable<T> {
     return node;
   }
 
+  /** Unlinks the node completely: a removed node that still pointed at its neighbours would keep them alive. */
   delete(node: LinkedNode<T>): void {
     if (node.removed) return;
     node.removed = true;
@@ -36,11 +37,19 @@ export class LinkedSet<T> implements Iterable<T> {
     else node.prev.next = node.next;
     if (node.next === undefined) this.#tail = node.prev;
     else node.next.prev = node.prev;
+    node.prev = undefined;
+    node.next = undefined;
     this.#size--;
   }
 
   clear(): void {
-    for (let node = this.#head; node !== undefined; node = node.next) node.removed = true;
+    for (let node = this.#head; node !== undefined;) {
+      const next: LinkedNode<T> | undefined = node.next;
+      node.removed = true;
+      node.prev = undefined;
+      node.next = undefined;
+      node = next;
+    }
     this.#head = undefined;
     this.#tail = undefined;
     this.#size = 0;
