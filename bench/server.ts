@@ -59,3 +59,23 @@ export async function openServer(redisUrl: string | undefined): Promise<BenchSer
 function redactedUrl(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//***@');
 }
+
+/** Connections a probe opens with `connect` (for its contenders) and closes all at once with `disconnectAll`. */
+export interface TrackedConnections {
+  readonly connect: () => Redis;
+  readonly disconnectAll: () => void;
+}
+
+export function trackedConnections(server: BenchServer): TrackedConnections {
+  const opened: Redis[] = [];
+  return {
+    connect: () => {
+      const redis = server.connect();
+      opened.push(redis);
+      return redis;
+    },
+    disconnectAll: () => {
+      for (const redis of opened.splice(0)) redis.disconnect();
+    },
+  };
+}

@@ -9,7 +9,7 @@
 import { monitorEventLoopDelay, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { rxlockFairLock } from '../contenders/rxlockFairLock.js';
 import { latencyHistogram, recordMs, summarize, type Histogram } from '../histogram.js';
-import { openServer } from '../server.js';
+import { openServer, trackedConnections } from '../server.js';
 import { sleep } from '../sleep.js';
 
 const WORKERS = 8;
@@ -25,13 +25,8 @@ interface Span {
 
 const server = await openServer(process.env['REDIS_URL']);
 const key = `fair-tail-${String(Date.now())}`;
-const connections: ReturnType<typeof server.connect>[] = [];
-const connect = (): ReturnType<typeof server.connect> => {
-  const connection = server.connect();
-  connections.push(connection);
-  return connection;
-};
-const workers = await Promise.all(Array.from({ length: WORKERS }, () => rxlockFairLock.open({ key, connect })));
+const connections = trackedConnections(server);
+const workers = await Promise.all(Array.from({ length: WORKERS }, () => rxlockFairLock.open({ key, connect: connections.connect })));
 
 const collections: (Span & { readonly kind: string })[] = [];
 const kinds: Record<number, string> = { 1: 'scavenge', 2: 'minor mark-sweep', 4: 'mark-compact', 8: 'incremental marking', 16: 'weak callbacks' };
@@ -104,5 +99,5 @@ for (const span of [...waits].sort((a, b) => b.ms - a.ms).slice(0, 10)) {
   console.log(`  ${span.ms.toFixed(1).padStart(6)} ms at ${((span.start - measureFrom) / 1_000).toFixed(2)} s: ${during(span).join(', ') || 'no collection'}`);
 }
 for (const worker of workers) await worker.close();
-for (const connection of connections) connection.disconnect();
+connections.disconnectAll();
 await server.stop();

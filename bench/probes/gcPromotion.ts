@@ -10,7 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { CONTENDERS } from '../contenders/index.js';
-import { openServer } from '../server.js';
+import { openServer, trackedConnections } from '../server.js';
 import { sleep } from '../sleep.js';
 
 const WORKERS = 8;
@@ -30,13 +30,8 @@ async function runChild(id: string): Promise<void> {
   if (contender === undefined) throw new RangeError(`gcPromotion: no contender "${id}"`);
   const server = await openServer(process.env['REDIS_URL']);
   const key = `gc-promotion-${id}-${String(Date.now())}`;
-  const connections: ReturnType<typeof server.connect>[] = [];
-  const connect = (): ReturnType<typeof server.connect> => {
-    const connection = server.connect();
-    connections.push(connection);
-    return connection;
-  };
-  const workers = await Promise.all(Array.from({ length: WORKERS }, () => contender.open({ key, connect })));
+  const connections = trackedConnections(server);
+  const workers = await Promise.all(Array.from({ length: WORKERS }, () => contender.open({ key, connect: connections.connect })));
   let running = true;
   let acquisitions = 0;
   let measuring = false;
@@ -57,7 +52,7 @@ async function runChild(id: string): Promise<void> {
   running = false;
   await Promise.all(loops);
   for (const worker of workers) await worker.close();
-  for (const connection of connections) connection.disconnect();
+  connections.disconnectAll();
   await server.deleteKeys(key);
   await server.stop();
 }

@@ -12,7 +12,7 @@ import type { LockClient } from '../../src/index.js';
 import { latencyHistogram, recordMs, summarize, type Histogram } from '../histogram.js';
 import { rxlock } from '../rxlock.js';
 import { measurePing } from '../scenarios/ping.js';
-import { openServer } from '../server.js';
+import { openServer, trackedConnections } from '../server.js';
 import { sleep } from '../sleep.js';
 
 const HAND_OFFS = 2_000;
@@ -27,10 +27,9 @@ const mark = (histogram: Histogram): void => {
 };
 
 /** A client whose pub/sub connection also reports each message's arrival. */
-const connections: Redis[] = [];
+const connections = trackedConnections(server);
 function client(): LockClient {
-  const redis = server.connect();
-  connections.push(redis);
+  const redis = connections.connect();
   const send = redis.sendCommand.bind(redis);
   redis.sendCommand = (...args: Parameters<Redis['sendCommand']>) => {
     if (!sentMarked) {
@@ -92,5 +91,5 @@ console.log(line('PING back to back', ping.backToBack));
 console.log(line('PING after a 1 ms pause', ping.afterPause));
 await holder.close();
 await waiter.close();
-for (const connection of connections) connection.disconnect();
+connections.disconnectAll();
 await server.stop();
