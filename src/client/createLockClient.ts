@@ -53,6 +53,7 @@ export function createLockClient(options: LockClientOptions): LockClient {
 }
 
 interface CoreWithClose extends ClientCore {
+  closed: boolean;
   close(): Promise<void>;
 }
 
@@ -104,9 +105,9 @@ function createCore(options: LockClientOptions): CoreWithClose {
     events,
     settings,
     timeouts,
-    get closed() {
-      return closing !== undefined;
-    },
+    // A data property, not a getter: V8 keeps an object literal with an accessor in dictionary mode, and every
+    // primitive reads this object on every command.
+    closed: false,
     newOwner,
     track: (closable) => tracked.add(closable),
     untrack: (node) => tracked.delete(node),
@@ -124,6 +125,8 @@ function createCore(options: LockClientOptions): CoreWithClose {
       return inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => drained.push(resolve));
     },
     close() {
+      // Closed before the holds end below, so that nothing their endings start (a retry that re-subscribes) opens a new one.
+      core.closed = true;
       closing ??= (async () => {
         for (const closable of [...tracked]) closable.close();
         await core.settled();

@@ -9,20 +9,37 @@ export interface PermitLease extends Lease {
 
 /** The held lease with its permit ids; the live fields (signal, deadline, held) read through to the lease. */
 export function toPermitLease(lease: HeldLease, permitIds: readonly string[]): PermitLease {
-  return {
-    name: lease.name,
-    owner: lease.owner,
-    acquiredAt: lease.acquiredAt,
-    token: lease.token,
-    permitIds,
-    get signal() {
-      return lease.signal;
-    },
-    get deadline() {
-      return lease.deadline;
-    },
-    get held() {
-      return lease.held;
-    },
-  };
+  return new HeldPermits(lease, permitIds);
+}
+
+// A class rather than an object literal with getters, which V8 would keep in dictionary mode (a property
+// dictionary per lease).
+class HeldPermits implements PermitLease {
+  readonly name: string;
+  readonly owner: string;
+  readonly acquiredAt: number;
+  readonly token: number | undefined;
+  readonly permitIds: readonly string[];
+  readonly #lease: HeldLease;
+
+  constructor(lease: HeldLease, permitIds: readonly string[]) {
+    this.name = lease.name;
+    this.owner = lease.owner;
+    this.acquiredAt = lease.acquiredAt;
+    this.token = lease.token;
+    this.permitIds = permitIds;
+    this.#lease = lease;
+  }
+
+  get signal(): AbortSignal {
+    return this.#lease.signal;
+  }
+
+  get deadline(): number {
+    return this.#lease.deadline;
+  }
+
+  get held(): boolean {
+    return this.#lease.held;
+  }
 }
