@@ -2,6 +2,7 @@ import { lastValueFrom, type Unsubscribable } from 'rxjs';
 import type { ClientCore } from '../engine/ClientCore.js';
 import type { HeldLease } from '../engine/HeldLease.js';
 import type { Lease } from '../engine/Lease.js';
+import { LeaseView } from '../engine/LeaseView.js';
 import { startHold, type HoldSink } from '../engine/hold.js';
 import { checkLockCall, planLockHold, type LockOptions } from './lock/lock.js';
 import { withLock$ } from './withLock.js';
@@ -51,7 +52,7 @@ export function acquire(core: ClientCore, name: string, options: LockOptions = {
  * acquisitions are the hot path. After the grant, loss is visible on the handle (signal, held); before it,
  * the promise rejects.
  */
-class PromiseLease implements LockHandle, HoldSink {
+class PromiseLease extends LeaseView implements LockHandle, HoldSink {
   #resolve: ((handle: LockHandle) => void) | undefined;
   #reject: ((error: unknown) => void) | undefined;
   readonly #signal: AbortSignal | undefined;
@@ -61,6 +62,7 @@ class PromiseLease implements LockHandle, HoldSink {
   #released: Promise<void> | undefined;
 
   constructor(resolve: (handle: LockHandle) => void, reject: (error: unknown) => void, signal: AbortSignal | undefined) {
+    super();
     this.#resolve = resolve;
     this.#reject = reject;
     this.#signal = signal;
@@ -100,42 +102,15 @@ class PromiseLease implements LockHandle, HoldSink {
     return true;
   }
 
-  get #held(): HeldLease {
+  /** The granted lease the handle reads through to. */
+  protected get lease(): HeldLease {
     if (this.#lease === undefined) throw new Error('rxlock: the lock handle was read before its lock was granted');
     return this.#lease;
   }
 
-  get name(): string {
-    return this.#held.name;
-  }
-
-  get owner(): string {
-    return this.#held.owner;
-  }
-
-  get acquiredAt(): number {
-    return this.#held.acquiredAt;
-  }
-
-  get token(): number | undefined {
-    return this.#held.token;
-  }
-
-  get signal(): AbortSignal {
-    return this.#held.signal;
-  }
-
-  get deadline(): number {
-    return this.#held.deadline;
-  }
-
-  get held(): boolean {
-    return this.#held.held;
-  }
-
   release(): Promise<void> {
     if (this.#released === undefined) {
-      this.#released = this.#held.endPromise();
+      this.#released = this.lease.endPromise();
       // Ending the hold now only stops its bookkeeping: the release above is already under way.
       this.#hold?.unsubscribe();
     }

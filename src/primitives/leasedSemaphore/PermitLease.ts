@@ -1,5 +1,6 @@
 import type { HeldLease } from '../../engine/HeldLease.js';
 import type { Lease } from '../../engine/Lease.js';
+import { LeaseView } from '../../engine/LeaseView.js';
 
 /** Permits held from a `leasedSemaphore`: a lease whose permits each have an id. */
 export interface PermitLease extends Lease {
@@ -7,39 +8,22 @@ export interface PermitLease extends Lease {
   readonly permitIds: readonly string[];
 }
 
-/** The held lease with its permit ids; the live fields (signal, deadline, held) read through to the lease. */
+/** The held lease with its permit ids; every other field reads through to the lease. */
 export function toPermitLease(lease: HeldLease, permitIds: readonly string[]): PermitLease {
   return new HeldPermits(lease, permitIds);
 }
 
-// A class rather than an object literal with getters, which V8 would keep in dictionary mode (a property
-// dictionary per lease).
-class HeldPermits implements PermitLease {
-  readonly name: string;
-  readonly owner: string;
-  readonly acquiredAt: number;
-  readonly token: number | undefined;
+class HeldPermits extends LeaseView implements PermitLease {
   readonly permitIds: readonly string[];
   readonly #lease: HeldLease;
 
   constructor(lease: HeldLease, permitIds: readonly string[]) {
-    this.name = lease.name;
-    this.owner = lease.owner;
-    this.acquiredAt = lease.acquiredAt;
-    this.token = lease.token;
+    super();
     this.permitIds = permitIds;
     this.#lease = lease;
   }
 
-  get signal(): AbortSignal {
-    return this.#lease.signal;
-  }
-
-  get deadline(): number {
-    return this.#lease.deadline;
-  }
-
-  get held(): boolean {
-    return this.#lease.held;
+  protected get lease(): HeldLease {
+    return this.#lease;
   }
 }
