@@ -1,4 +1,5 @@
-import { Subject } from 'rxjs';
+import { Observable, Subject } from 'rxjs';
+import type { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { WakeHub, type WakePolicy } from '../src/engine/WakeHub.js';
 import type { ChannelEvent, StoreConnection } from '../src/store/Store.js';
@@ -54,3 +55,48 @@ describe('WakeHub: a message that names a waiter before the waiter learnt its id
     });
   });
 });
+
+describe('WakeHub: the grace period of a channel nobody waits on', () => {
+  const idle = { onReady: () => undefined, onWake: () => undefined };
+
+  it('keeps a line that empties and refills subscribed, drops it a grace period after its last waiter left, with one timer at a time', () => {
+    const ts = createTestScheduler();
+    ts.run(({ flush }) => {
+      let subscriptions = 0;
+      let unsubscriptions = 0;
+      const connection = {
+        listen: () =>
+          new Observable<ChannelEvent>(() => {
+            subscriptions++;
+            return () => unsubscriptions++;
+          }),
+      };
+      const hub = new WakeHub(connection as unknown as StoreConnection, ts);
+      const timers = countTimers(ts);
+      // A waiter every 10 ms for 1 s, each leaving 5 ms after it joined: the line is empty half the time.
+      for (let at = 0; at < 1_000; at += 10) {
+        ts.schedule(() => {
+          const ticket = hub.join('ch', `w${String(at)}`, byTicket, idle, 100);
+          ts.schedule(() => ticket.leave(true), 5);
+        }, at);
+      }
+      ts.schedule(() => expect(hub.channelCount).toBe(1), 1_094);
+      ts.schedule(() => expect(hub.channelCount).toBe(0), 1_096);
+      flush();
+      expect([subscriptions, unsubscriptions]).toEqual([1, 1]);
+      // 200 scheduled by the test itself; the hub's grace checks stay within a few per 100 ms grace period.
+      expect(timers.count - 200).toBeLessThanOrEqual(2 * 11);
+    });
+  });
+});
+
+/** Counts the actions scheduled on `scheduler` from now on. */
+function countTimers(scheduler: TestScheduler): { readonly count: number } {
+  const counter = { count: 0 };
+  const schedule = scheduler.schedule.bind(scheduler);
+  scheduler.schedule = ((...args: Parameters<TestScheduler['schedule']>) => {
+    counter.count++;
+    return schedule(...args);
+  }) as TestScheduler['schedule'];
+  return counter;
+}

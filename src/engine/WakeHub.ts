@@ -49,7 +49,11 @@ interface ChannelLine {
    * tells a waiter its id travel on two connections, so the message can come first; the waiter finds it here.
    */
   readonly unmatched: string[];
+  /** The timer that drops the line once it has had no waiter for its grace period (see `#leaveLine`). */
   grace: Subscription | undefined;
+  /** When the line last became empty, and the grace its last waiter asked for. */
+  idleSince: number;
+  graceMs: number;
 }
 
 /**
@@ -145,8 +149,6 @@ export class WakeHub {
 
   join(channel: string, owner: string, policy: WakePolicy, callbacks: WaiterCallbacks, graceMs = 0): WaitTicket {
     const line = this.#line(channel, policy);
-    line.grace?.unsubscribe();
-    line.grace = undefined;
     const waiter = new Waiter(line, channel, owner, callbacks, graceMs, this.#leaveLine);
     line.waiters.push(waiter);
     if ((line.unclaimed && line.ready) || takeUnmatched(line, owner)) {
@@ -169,7 +171,17 @@ export class WakeHub {
   #line(channel: string, policy: WakePolicy): ChannelLine {
     const existing = this.#lines.get(channel);
     if (existing !== undefined) return existing;
-    const line: ChannelLine = { policy, waiters: [], subscription: undefined, ready: false, unclaimed: false, unmatched: [], grace: undefined };
+    const line: ChannelLine = {
+      policy,
+      waiters: [],
+      subscription: undefined,
+      ready: false,
+      unclaimed: false,
+      unmatched: [],
+      grace: undefined,
+      idleSince: 0,
+      graceMs: 0,
+    };
     this.#lines.set(channel, line);
     line.subscription = this.#connection.listen(channel).subscribe({
       next: (event) => {
@@ -244,12 +256,24 @@ export class WakeHub {
     // A wake this waiter did not use belongs to the next one in line.
     if ((!acquired && waiter.woken) || waiter.pending) this.#wakeNext(line, 1);
     if (line.waiters.length > 0) return;
-    if (graceMs > 0) {
-      line.grace = this.#scheduler.schedule(() => this.#drop(channel, line), graceMs);
-    } else {
+    if (graceMs === 0) {
       this.#drop(channel, line);
+      return;
     }
+    line.idleSince = this.#scheduler.now();
+    line.graceMs = graceMs;
+    // Under contention a line empties and fills on every hand-off: one timer checks it once per grace
+    // period, instead of a timer set and cleared each time.
+    line.grace ??= this.#scheduler.schedule(() => this.#graceOver(channel, line), graceMs);
   };
+
+  #graceOver(channel: string, line: ChannelLine): void {
+    line.grace = undefined;
+    if (line.waiters.length > 0) return;
+    const left = line.idleSince + line.graceMs - this.#scheduler.now();
+    if (left > 0) line.grace = this.#scheduler.schedule(() => this.#graceOver(channel, line), left);
+    else this.#drop(channel, line);
+  }
 
   #drop(channel: string, line: ChannelLine): void {
     if (line.waiters.length > 0 || this.#lines.get(channel) !== line) return;

@@ -43,6 +43,11 @@ export interface AcquireSpec<G> {
    * may take a reserved hand-off). `now`: the scheduler's time, read by the engine anyway.
    */
   attempt(asWaiter: boolean, now: number): Command<AttemptReply<G>>;
+  /**
+   * A grant that reached this caller without a command (a hand-off message carried it), taken once; the
+   * engine asks before each attempt and sends none if there is one. @default none
+   */
+  handedGrant?(now: number): AttemptReply<G> | undefined;
   /** The attempt sent at `sentAt` found the caller queued at the server's time `serverUs` (when its reply says). */
   queued?(serverUs: number, sentAt: number): void;
   /**
@@ -256,11 +261,17 @@ class Acquisition<G> implements WaiterCallbacks, Cancellable {
   }
 
   #attempt(asWaiter: boolean, now = this.#spec.core.scheduler.now()): void {
+    const spec = this.#spec;
     this.#retryTimer?.unsubscribe();
-    this.#inFlight = true;
     this.#again = false;
     this.#sentAt = now;
-    send(this.#spec.core, this.#spec.attempt(asWaiter, now), this, now);
+    const handed = spec.handedGrant?.(now);
+    if (handed !== undefined) {
+      this.next(handed);
+      return;
+    }
+    this.#inFlight = true;
+    send(spec.core, spec.attempt(asWaiter, now), this, now);
   }
 
   #trigger(woken: boolean): void {

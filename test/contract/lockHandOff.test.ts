@@ -110,6 +110,8 @@ describeStores('lock$ hand-off', (fixture) => {
     await f.zadd(waiters('new'), (liveJoined ?? 0) - 1, justJoined);
     await held.release();
     expect((await f.get('rxlock_handoff:{new}'))?.startsWith(`${justJoined}|`)).toBe(true);
+    // Still first in line, at the place it had.
+    expect(await f.zscore(waiters('new'), justJoined)).toBe((liveJoined ?? 0) - 1);
     expect(await holder.isLocked('new')).toBe(false);
     // The live waiter tries when the holder's TTL would have run out (at most 1 s) and takes the lapsed reservation.
     const lease = await waiter.lease;

@@ -1,4 +1,4 @@
-import { Observable, of, type Subscriber, type Unsubscribable } from 'rxjs';
+import { Observable, type Subscriber, type Unsubscribable } from 'rxjs';
 import type { AcquireSpec, AttemptReply } from '../../engine/acquisition.js';
 import type { ClientCore } from '../../engine/ClientCore.js';
 import type { Expiry, HeldLease, HoldSpec, ReleaseReply } from '../../engine/HeldLease.js';
@@ -124,12 +124,13 @@ class FairAcquisition implements AcquireSpec<number>, HoldSpec, HoldFactory<numb
     if (this.#pooled) returnOwner(this.#fair);
   }
 
-  attempt(): Command<AttemptReply<number>> {
-    const { core } = this;
-    const now = core.scheduler.now();
-    const handed = this.#waiter.takeGrant(now, core.settings.driftFactor);
-    // The message was the reply: granting at once, inside its delivery, saves a round trip per hand-off.
-    if (handed !== undefined) return of<AttemptReply<number>>({ granted: true, grant: handed.token, sentAt: handed.sentAt });
+  /** The message was the reply: granting at once, inside its delivery, saves a round trip per hand-off. */
+  handedGrant(now: number): AttemptReply<number> | undefined {
+    const handed = this.#waiter.takeGrant(now, this.core.settings.driftFactor);
+    return handed === undefined ? undefined : { granted: true, grant: handed.token, sentAt: handed.sentAt };
+  }
+
+  attempt(_asWaiter: boolean, now: number): Command<AttemptReply<number>> {
     if (this.waitMs !== 0) this.#mayBeQueued = true;
     this.#waiter.sending(now);
     return this.#call(this.#waiter, this.waitMs !== 0);

@@ -51,7 +51,7 @@ end
 ${LUA_HAND_ON}
 redis.call('del', KEYS[5], KEYS[4])
 if redis.call('del', KEYS[1]) > 0 then
-  handOn(tonumber(ARGV[2]), ARGV[1])
+  handOn(nextWaiter(tonumber(ARGV[2])), tonumber(ARGV[2]), ARGV[1])
   return 1
 end
 return 0

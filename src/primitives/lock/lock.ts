@@ -1,4 +1,4 @@
-import { defer, of, type Observable } from 'rxjs';
+import { defer, type Observable } from 'rxjs';
 import type { ClientCore } from '../../engine/ClientCore.js';
 import type { AcquireSpec, AttemptReply, EndListener, HandOffLine } from '../../engine/acquisition.js';
 import type { Expiry, HeldLease, HoldSpec, ReleaseReply } from '../../engine/HeldLease.js';
@@ -185,13 +185,16 @@ class LockAcquireSpec extends HandOffClock implements AcquireSpec<number>, HoldF
     return { channel: this.#handOffChannelName(), policy: handOffPolicy(this.core, this.#keys.lock), id: this.member };
   }
 
+  /** The message was the reply: granting at once, inside its delivery, saves a round trip per hand-off. */
+  handedGrant(now: number): AttemptReply<number> | undefined {
+    if (!this.#listed) return undefined;
+    const handed = this.takeGrant(now, this.core.settings.driftFactor);
+    return handed === undefined ? undefined : { granted: true, grant: handed.token, sentAt: handed.sentAt };
+  }
+
   attempt(asWaiter: boolean, now: number): Command<AttemptReply<number>> {
     const { core } = this;
-    if (this.#listed) {
-      // The message was the reply: granting at once, inside its delivery, saves a round trip per hand-off.
-      const handed = this.takeGrant(now, core.settings.driftFactor);
-      if (handed !== undefined) return of<AttemptReply<number>>({ granted: true, grant: handed.token, sentAt: handed.sentAt });
-    } else if (this.#direct && this.waitMs !== 0 && core.hub.channelCount > 0 && core.hub.listening(this.#handOffChannelName())) {
+    if (!this.#listed && this.#direct && this.waitMs !== 0 && core.hub.channelCount > 0 && core.hub.listening(this.#handOffChannelName())) {
       // This client listens already, so a hand-off may come before this attempt's reply: be there for it.
       this.#list();
     }

@@ -27,14 +27,24 @@ local hold = ARGV[4] or '-'
 if hold ~= '-' and redis.call('hdel', KEYS[5], hold) == 0 then
   return 0
 end
--- The common final unlock, nobody queued, is answered before the helper functions are set up.
-if count == '1' and (tonumber(ARGV[2]) == 0 or redis.call('exists', KEYS[3]) == 0) then
+local handoff = tonumber(ARGV[2])
+-- The final unlock pops the longest waiter at once; with nobody queued (the common case) it is answered
+-- before the helper functions are set up.
+local head = nil
+if count == '1' then
   if hold ~= '-' then redis.call('del', KEYS[1], KEYS[5]) else redis.call('del', KEYS[1]) end
-  redis.call(ARGV[3], KEYS[2], '0')
-  return 2
+  if handoff > 0 then head = redis.call('zpopmin', KEYS[3]) end
+  if not (head and head[1]) then
+    redis.call(ARGV[3], KEYS[2], '0')
+    return 2
+  end
 end
 ${LUA_HAND_ON}
-return releaseOne(ARGV[1], count, hold, tonumber(ARGV[2]), ARGV[3])
+if head then
+  handOn(head, handoff, ARGV[3])
+  return 2
+end
+return releaseOne(ARGV[1], count, hold, handoff, ARGV[3])
 `,
   memory: (db, keys, [field = '', handoffMs = '0', , hold = '-']) => {
     const named = handOnKeys(keys);
@@ -72,7 +82,7 @@ end
 local reservation = redis.call('get', KEYS[4])
 if reservation and string.sub(reservation, 1, #member + 1) == member .. '|' then
   redis.call('del', KEYS[4])
-  if redis.call('exists', KEYS[1]) == 0 then handOn(tonumber(ARGV[2]), ARGV[3]) end
+  if redis.call('exists', KEYS[1]) == 0 then handOn(nextWaiter(tonumber(ARGV[2])), tonumber(ARGV[2]), ARGV[3]) end
 end
 return 0
 `,
