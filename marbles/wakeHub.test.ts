@@ -90,6 +90,21 @@ describe('WakeHub: the grace period of a channel nobody waits on', () => {
   });
 });
 
+describe('WakeHub: a line dropped at once while a grace timer runs', () => {
+  it('cancels that timer, so that nothing is left scheduled', () => {
+    const ts = createTestScheduler();
+    ts.run(() => {
+      const { connection } = handDriven();
+      const hub = new WakeHub(connection as StoreConnection, ts);
+      const idle = { onReady: () => undefined, onWake: () => undefined };
+      hub.join('ch', 'a', byTicket, idle, 5_000).leave(true);
+      hub.join('ch', 'b', byTicket, idle, 0).leave(true);
+      expect(hub.channelCount).toBe(0);
+      expect(ts.actions).toHaveLength(0);
+    });
+  });
+});
+
 /** Counts the actions scheduled on `scheduler` from now on. */
 function countTimers(scheduler: TestScheduler): { readonly count: number } {
   const counter = { count: 0 };

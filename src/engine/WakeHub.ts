@@ -278,6 +278,9 @@ export class WakeHub {
   #drop(channel: string, line: ChannelLine): void {
     if (line.waiters.length > 0 || this.#lines.get(channel) !== line) return;
     this.#lines.delete(channel);
+    // A line can be dropped at once (its last waiter asked for no grace) while an earlier grace timer runs.
+    line.grace?.unsubscribe();
+    line.grace = undefined;
     line.subscription?.unsubscribe();
   }
 }
