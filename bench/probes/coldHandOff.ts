@@ -66,7 +66,7 @@ for (let round = 0; round < ROUNDS; round++) {
   await redis.evalsha(acquireSha, ...calls.waiterAcquire);
   const before = await evalshaStats();
   await sleep(1);
-  // Awaited, not polled: a process spinning on its event loop would keep Redis off the CPU it woke on.
+  // Only a direct hand-off publishes on the waiter's channel: its message resolves this.
   const message = new Promise<void>((resolve) => (messaged = resolve));
   const sentAt = performance.now();
   const released = await redis.evalsha(current.sha, ...calls.holderRelease);

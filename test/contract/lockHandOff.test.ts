@@ -100,6 +100,20 @@ describeStores('lock$ hand-off', (fixture) => {
     waiter.subscription.unsubscribe();
   });
 
+  it('drops at most 17 gone waiters in one unlock and keeps the ones behind them in line', async () => {
+    const f = fixture();
+    const holder = f.client();
+    const held = await holder.acquire('crowd');
+    const longAgo = ((await f.serverTime()) - 60_000) * 1000;
+    const gone = Array.from({ length: 19 }, (_, i) => `dead-client-${String(i)}:#1 30000 d -`);
+    for (const [i, ghost] of gone.entries()) await f.zadd(waiters('crowd'), longAgo + i, ghost);
+    await held.release();
+    expect(await holder.isLocked('crowd')).toBe(false);
+    const left = await Promise.all(gone.map((ghost) => f.zscore(waiters('crowd'), ghost)));
+    expect(left.map((score) => score !== null)).toEqual([...Array<boolean>(17).fill(false), true, true]);
+    await f.flush();
+  });
+
   it('reserves the lock for a waiter that joined a moment ago and does not listen yet, and lets the next in once the reservation lapses', async () => {
     const f = fixture();
     const { held, waiterClient, waiter, holder } = await heldAndAwaited(f, 'new', { holderSettings: { watchdogTimeoutMs: 1_000 } });
