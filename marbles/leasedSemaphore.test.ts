@@ -51,6 +51,34 @@ describe('leasedSemaphore(name).acquire$ in virtual time (memory store, 1 ms lat
     });
   });
 
+  it('does not let a waiter that needs more permits swallow the wake of one that needs fewer', () => {
+    const ts = createTestScheduler();
+    ts.run(({ expectObservable }) => {
+      const { store, clients } = memoryClients(ts, 2);
+      const [holder, waiters] = clients;
+      store.db.set('pool', '2');
+      expectObservable(
+        holder!
+          .leasedSemaphore('pool')
+          .acquire$(1, { leaseMs: 1000 })
+          .pipe(map(() => 'H')),
+        '^ 9ms !',
+      ).toBe('-H');
+      expectObservable(
+        holder!
+          .leasedSemaphore('pool')
+          .acquire$(1, { leaseMs: 1000 })
+          .pipe(map(() => 'K')),
+        '^ 200ms !',
+      ).toBe('-K');
+      const pool = waiters!.leasedSemaphore('pool');
+      // first in line, needs both permits: woken by the `1` that arrives at 12, refused at 13, keeps waiting
+      expectObservable(pool.acquire$(2, { leaseMs: 1000 }).pipe(map(() => '2')), '-- ^ 200ms !').toBe('');
+      // needs one: one is free from 11 on, and the same `1` lets it in at 13 (not when the other held permit expires at 1001)
+      expectObservable(pool.acquire$(1, { leaseMs: 1000 }).pipe(map(() => '1')), '--- ^ 200ms !').toBe('13ms 1');
+    });
+  });
+
   it('keeps permits held without leaseMs for as long as it is subscribed: the watchdog renews their expiry', () => {
     const ts = createTestScheduler();
     ts.run(({ expectObservable, cold }) => {

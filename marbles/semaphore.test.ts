@@ -69,6 +69,33 @@ describe('semaphore(name).acquire$ in virtual time (memory store, 1 ms latency)'
     });
   });
 
+  it('does not let a waiter that needs more permits swallow the wake of one that needs fewer', () => {
+    const ts = createTestScheduler();
+    ts.run(({ expectObservable }) => {
+      const { store, clients } = memoryClients(ts, 2);
+      const [holder, waiters] = clients;
+      store.db.set('pool', '2');
+      expectObservable(
+        holder!
+          .semaphore('pool')
+          .acquire$()
+          .pipe(map(() => 'H')),
+        '^ 9ms !',
+      ).toBe('-H');
+      expectObservable(
+        holder!
+          .semaphore('pool')
+          .acquire$()
+          .pipe(map(() => 'K')),
+      ).toBe('-K');
+      const sem = waiters!.semaphore('pool');
+      // first in line, needs both permits: woken by the `1` that arrives at 12, refused at 13, keeps waiting
+      expectObservable(sem.acquire$(2).pipe(map(() => '2')), '-- ^ 100ms !').toBe('');
+      // needs one: one is free from 11 on, and the same `1` lets it in at 13 (not at its blind re-check a second later)
+      expectObservable(sem.acquire$(1).pipe(map(() => '1')), '--- ^ 100ms !').toBe('13ms 1');
+    });
+  });
+
   it('errors with LockTimeoutError at waitMs and takes nothing', () => {
     const ts = createTestScheduler();
     ts.run(({ expectObservable, cold }) => {

@@ -9,7 +9,7 @@ import { runFor } from '../lock/queries.js';
 import { addPermitsScript, deleteSemaphoreScript, trySetPermitsScript } from '../semaphore/adminScripts.js';
 import { assertPermitChange, assertPermits, checkWaitOptions } from '../semaphore/checkPermits.js';
 import { newOpId } from '../semaphore/opMemory.js';
-import { permitWakePolicy } from '../semaphore/permitWakePolicy.js';
+import { permitWakePolicy, waitingForPermits } from '../semaphore/permitWakePolicy.js';
 import { leasedAcquireScript } from './acquireScript.js';
 import { leasedAvailablePermitsScript } from './availablePermitsScript.js';
 import type { PermitPool } from '../semaphore/PermitPool.js';
@@ -40,6 +40,12 @@ export interface LeasedAcquireOptions {
 const ACQUIRE_OPTION_KEYS: readonly string[] = ['leaseMs', 'waitMs', 'signal'];
 
 /**
+ * Most permits one `acquire$` may take. Every permit is an id in the command and one ZADD in the script, so
+ * a million would block the client for seconds and Redis for about one.
+ */
+export const MAX_LEASED_PERMITS = 10_000;
+
+/**
  * A semaphore whose permits each have an id and a lease (Redisson's RPermitExpirableSemaphore): permits
  * of a holder that died, or whose fixed lease ran out, go back to the pool by themselves.
  */
@@ -65,6 +71,11 @@ export function leasedSemaphore(core: ClientCore, name: string): LeasedSemaphore
       defer(() => {
         const where = `${site}.acquire$`;
         assertPermits(permits, where);
+        if (permits > MAX_LEASED_PERMITS) {
+          throw new RangeError(
+            `rxlock: ${where}: "permits" must be at most ${String(MAX_LEASED_PERMITS)} per acquire$ (each is an id and a ZADD), got ${String(permits)}`,
+          );
+        }
         checkWaitOptions(options, ACQUIRE_OPTION_KEYS, where);
         const leaseMs = options?.leaseMs;
         if (leaseMs !== undefined) assertDuration(leaseMs, 'leaseMs', where, { min: 10 });
@@ -80,7 +91,7 @@ export function leasedSemaphore(core: ClientCore, name: string): LeasedSemaphore
             owner,
             waitMs: options?.waitMs,
             channel: keys.channel,
-            policy: permitWakePolicy,
+            policy: permitWakePolicy(core, keys.channel),
             attempt: () =>
               core.connection
                 .run(leasedAcquireScript, [keys.count, keys.timeouts, keys.channel], [permits, ttl, publish(), ...ids])
@@ -98,7 +109,7 @@ export function leasedSemaphore(core: ClientCore, name: string): LeasedSemaphore
             release: () => release().pipe(map((reply) => (reply === 1 ? 'released' : 'not-held'))),
           }),
         );
-        return abortable(held$, options?.signal).pipe(map((lease) => toPermitLease(lease, ids)));
+        return abortable(waitingForPermits(core, keys.channel, permits, held$), options?.signal).pipe(map((lease) => toPermitLease(lease, ids)));
       }),
     trySetPermits: async (permits) => {
       assertCount(permits, 'permits', `${site}.trySetPermits`, 0);

@@ -11,7 +11,7 @@ import { semaphoreAcquireScript } from './acquireScript.js';
 import { addPermitsScript, availablePermitsScript, deleteSemaphoreScript, trySetPermitsScript } from './adminScripts.js';
 import { assertPermitChange, assertPermits, checkWaitOptions } from './checkPermits.js';
 import { newOpId } from './opMemory.js';
-import { permitWakePolicy } from './permitWakePolicy.js';
+import { permitWakePolicy, waitingForPermits } from './permitWakePolicy.js';
 import { semaphoreReleaseScript } from './releaseScript.js';
 import type { PermitPool } from './PermitPool.js';
 import { semaphoreKeys } from './semaphoreKeys.js';
@@ -66,7 +66,7 @@ export function semaphore(core: ClientCore, name: string): Semaphore {
             owner,
             waitMs: options?.waitMs,
             channel: keys.channel,
-            policy: permitWakePolicy,
+            policy: permitWakePolicy(core, keys.channel),
             attempt: () =>
               core.connection
                 .run(semaphoreAcquireScript, [keys.count, keys.holds], [permits, holdId])
@@ -83,7 +83,7 @@ export function semaphore(core: ClientCore, name: string): Semaphore {
             release: () => release().pipe(map((reply) => (reply === 1 ? 'released' : 'not-held'))),
           }),
         );
-        return abortable(held$, options?.signal);
+        return abortable(waitingForPermits(core, keys.channel, permits, held$), options?.signal);
       }),
     trySetPermits: async (permits) => {
       assertCount(permits, 'permits', `${site}.trySetPermits`, 0);
