@@ -17,6 +17,7 @@ export type { ReadWriteLockOptions } from './primitives/readWriteLock/readWriteL
 export type { Semaphore, SemaphoreAcquireOptions } from './primitives/semaphore/semaphore.js';
 export type { PermitPool } from './primitives/semaphore/PermitPool.js';
 export type { LeasedSemaphore, LeasedAcquireOptions } from './primitives/leasedSemaphore/leasedSemaphore.js';
+export { MAX_LEASED_PERMITS } from './primitives/leasedSemaphore/leasedSemaphore.js';
 export type { PermitLease } from './primitives/leasedSemaphore/PermitLease.js';
 export type { CountDownLatch, LatchAwaitOptions } from './primitives/latch/latch.js';
 

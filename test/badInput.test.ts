@@ -96,6 +96,12 @@ const cases: readonly BadCase[] = [
     error: TypeError,
     mentions: ['withLock$("d")', 'work must be a function'],
   },
+  {
+    input: 'more leased permits than one acquire$ may take',
+    call: (client) => client.leasedSemaphore('p').acquire$(10_001),
+    error: RangeError,
+    mentions: ['leasedSemaphore("p").acquire$', '"permits" must be at most 10000', 'got 10001'],
+  },
   { input: 'acquire with a bad name', call: (client) => client.acquire(''), error: TypeError, mentions: ['acquire', 'it is empty'] },
   { input: 'isLocked with a bad name', call: (client) => client.isLocked('x}'), error: TypeError, mentions: ['isLocked', '"x}"'] },
   {
