@@ -2,9 +2,11 @@
  * Where a switch goes: one holder, one queued waiter (two clients, each with its own connections, in this
  * one process as in the bench), alternating, on a fair lock (`PROBE_LOCK=lock`: the plain lock). For each
  * hand-off it records, from the holder's unsubscribe: when the release command went to ioredis
- * (`sendCommand`), when the release's reply arrived (`released` event), when the waiter's subscriber
- * connection got the hand-off message, and when the waiter's lease arrived; and PING round trips back to
- * back and after a 1 ms pause. Run after `npm run build`: `node --import tsx bench/probes/switchPath.ts`.
+ * (`sendCommand`) and into the socket, when the release script read the server's clock (the grant message
+ * carries that `TIME`; converted to this process's clock with the offset of the fastest of 200 `TIME` round
+ * trips before and after), when the release's reply arrived (`released` event), when the waiter's subscriber
+ * connection got the hand-off message, and when the waiter's lease arrived; and PING round trips back to back
+ * and after a 1 ms pause. Run after `npm run build`: `node --import tsx bench/probes/switchPath.ts`.
  */
 import type { Redis } from 'ioredis';
 import { filter, firstValueFrom, type Subscription } from 'rxjs';
@@ -19,9 +21,19 @@ const HAND_OFFS = 2_000;
 const WARM_UP = 200;
 
 const server = await openServer(process.env['REDIS_URL']);
-const marks = { sent: latencyHistogram(), released: latencyHistogram(), message: latencyHistogram(), lease: latencyHistogram() };
+const marks = {
+  sent: latencyHistogram(),
+  written: latencyHistogram(),
+  script: latencyHistogram(),
+  released: latencyHistogram(),
+  message: latencyHistogram(),
+  lease: latencyHistogram(),
+};
+/** Server µs of each grant message, with this process's clock (µs since `performance.timeOrigin`) when the hand-off began. */
+const scriptTimes: { serverUs: number; startedAt: number }[] = [];
 let startedAt: number | undefined;
 let sentMarked = true;
+let writtenMarked = true;
 const mark = (histogram: Histogram): void => {
   if (startedAt !== undefined) recordMs(histogram, performance.now() - startedAt);
 };
@@ -38,15 +50,47 @@ function client(): LockClient {
     }
     return send(...args);
   };
+  redis.once('connect', () => {
+    const stream = (redis as unknown as { stream: { write: (...args: unknown[]) => boolean } }).stream;
+    const write = stream.write.bind(stream);
+    stream.write = (...args: unknown[]) => {
+      if (sentMarked && !writtenMarked) {
+        writtenMarked = true;
+        mark(marks.written);
+      }
+      return write(...args);
+    };
+  });
   const duplicate = redis.duplicate.bind(redis);
   redis.duplicate = (...args: Parameters<Redis['duplicate']>) => {
     const subscriber = duplicate(...args);
-    subscriber.on('message', () => mark(marks.message));
+    subscriber.on('message', (_channel: string, message: string) => {
+      mark(marks.message);
+      // `rxlock:grant <token> <server µs> …` for both locks.
+      const serverUs = Number(message.split(' ')[2]);
+      if (startedAt !== undefined && Number.isFinite(serverUs)) scriptTimes.push({ serverUs, startedAt });
+    });
     return subscriber;
   };
   return rxlock.createLockClient({ redis });
 }
 
+/** Server clock − this process's clock (µs), from the `TIME` round trip with the shortest time in flight. */
+async function clockOffsetUs(redis: Redis): Promise<number> {
+  let best = { rttUs: Infinity, offsetUs: 0 };
+  for (let i = 0; i < 200; i++) {
+    const sentAt = performance.now();
+    const [seconds = '0', micros = '0'] = await redis.time();
+    const repliedAt = performance.now();
+    const rttUs = (repliedAt - sentAt) * 1000;
+    const serverUs = Number(seconds) * 1e6 + Number(micros);
+    if (rttUs < best.rttUs) best = { rttUs, offsetUs: serverUs - (performance.timeOrigin + (sentAt + repliedAt) / 2) * 1000 };
+  }
+  return best.offsetUs;
+}
+
+const clockConnection = server.connect();
+const offsetBefore = await clockOffsetUs(clockConnection);
 const kind = process.env['PROBE_LOCK'] === 'lock' ? 'lock$' : 'fairLock$';
 const key = `switch-path-${String(Date.now())}`;
 let holder = client();
@@ -67,6 +111,7 @@ for (let i = 0; i < HAND_OFFS + WARM_UP; i++) {
   void released.then(() => mark(marks.released));
   if (i >= WARM_UP) startedAt = performance.now();
   sentMarked = false;
+  writtenMarked = false;
   held.unsubscribe();
   held = await leased;
   await released;
@@ -75,6 +120,10 @@ for (let i = 0; i < HAND_OFFS + WARM_UP; i++) {
 }
 held.unsubscribe();
 await sleep(50);
+const offsetAfter = await clockOffsetUs(clockConnection);
+clockConnection.disconnect();
+const offsetUs = (offsetBefore + offsetAfter) / 2;
+for (const { serverUs, startedAt: began } of scriptTimes) recordMs(marks.script, (serverUs - offsetUs) / 1000 - performance.timeOrigin - began);
 
 const ping = { backToBack: latencyHistogram(), afterPause: latencyHistogram() };
 await measurePing(server, ping, 2_000);
@@ -83,7 +132,10 @@ const line = (label: string, histogram: Histogram): string => {
   return `${label.padEnd(44)} p50 ${summary?.p50Ms.toFixed(3) ?? '–'} ms  p99 ${summary?.p99Ms.toFixed(3) ?? '–'} ms`;
 };
 console.log(`${server.description}; ${String(HAND_OFFS)} ${kind} hand-offs, times from the holder's unsubscribe`);
+console.log(`clock offset to the server: ${(offsetAfter - offsetBefore).toFixed(0)} µs drift over the run`);
 console.log(line('release command sent (sendCommand)', marks.sent));
+console.log(line('release written into the socket', marks.written));
+console.log(line('release script read the clock (server TIME)', marks.script));
 console.log(line('release reply (released event)', marks.released));
 console.log(line("hand-off message at the waiter's connection", marks.message));
 console.log(line("waiter's lease", marks.lease));
