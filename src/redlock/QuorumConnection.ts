@@ -1,7 +1,7 @@
 import calculateSlot from 'cluster-key-slot';
 import { merge, Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import type { Reply, Script } from '../store/Script.js';
-import type { ChannelEvent, RunOptions, StoreConnection } from '../store/Store.js';
+import type { ChannelEvent, RunOptions, ScriptCall, StoreConnection } from '../store/Store.js';
 import { StoreError } from '../store/StoreError.js';
 import type { Ballot } from './quorum.js';
 import { quorumOf } from './quorum.js';
@@ -64,7 +64,7 @@ export class QuorumConnection implements StoreConnection {
         if (decided) return;
         let verdict: Verdict | undefined;
         try {
-          verdict = vote.decide(ballots, this.#context(args, startedAt, ballots));
+          verdict = vote.decide(ballots, this.#context(keys, args, startedAt, ballots));
         } catch (error) {
           // An instance answered in a form the vote cannot read (another version's script, say). Some may have
           // granted or changed something: the outcome is unknown, so the engine compensates on every instance.
@@ -77,6 +77,7 @@ export class QuorumConnection implements StoreConnection {
           subscriber.error(verdict.error);
           return;
         }
+        if (verdict.rollback !== undefined) this.#rollBack(verdict.rollback, ballots);
         let parsed: R;
         try {
           parsed = script.parse(verdict.reply);
@@ -109,11 +110,24 @@ export class QuorumConnection implements StoreConnection {
     });
   }
 
-  #context(args: readonly (string | number)[], startedAt: number, ballots: readonly Ballot<unknown>[]): VoteContext {
+  /**
+   * Runs a verdict's rollback on every instance whose ballot failed: the command may still run there (it waits
+   * in the socket of a paused server, or in ioredis' queue), and this one follows it on the same connection.
+   * Its failures are dropped: the TTL is the safety net.
+   */
+  #rollBack(rollback: ScriptCall<unknown>, ballots: readonly Ballot<Reply>[]): void {
+    this.#instances.forEach((instance, index) => {
+      if (ballots[index]?.state !== 'failed') return;
+      instance.run(rawForm(rollback.script), rollback.keys, rollback.args).subscribe({ error: () => undefined });
+    });
+  }
+
+  #context(keys: readonly string[], args: readonly (string | number)[], startedAt: number, ballots: readonly Ballot<unknown>[]): VoteContext {
     const { driftFactor, driftMs } = this.#settings;
     return {
       instances: this.#instances.length,
       quorum: this.#quorum,
+      keys,
       args,
       elapsedMs: this.#scheduler.now() - startedAt,
       settled: ballots.every((ballot) => ballot.state !== 'pending'),

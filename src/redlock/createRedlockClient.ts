@@ -92,7 +92,9 @@ function checkInstances(instances: unknown): asserts instances is readonly Redis
   if (!Array.isArray(instances) || instances.length === 0) {
     throw new TypeError(`rxlock: ${WHERE}: instances must be a non-empty array of ioredis clients, one per master, got ${describeValue(instances)}`);
   }
-  instances.forEach((instance: unknown, index) => {
+  // An index loop, not forEach: forEach skips the holes of a sparse array, which would then count as masters.
+  for (let index = 0; index < instances.length; index++) {
+    const instance: unknown = instances[index];
     const looksLikeRedis =
       typeof instance === 'object' &&
       instance !== null &&
@@ -102,7 +104,7 @@ function checkInstances(instances: unknown): asserts instances is readonly Redis
     if (instances.indexOf(instance) !== index) {
       throw new TypeError(`rxlock: ${WHERE}: instances[${index}] is the same client as instances[${instances.indexOf(instance)}]; each master must count once`);
     }
-  });
+  }
 }
 
 function refuseFencing(method: string, name: unknown, options: LockOptions | undefined): void {

@@ -1,7 +1,9 @@
 import { lockAcquireScript } from '../primitives/lock/acquireScript.js';
+import { lockKeys } from '../primitives/lock/lockKeys.js';
 import { lockLeaveScript, lockReleaseScript } from '../primitives/lock/releaseScript.js';
 import { lockRenewScript } from '../primitives/lock/renewScript.js';
 import { int, list, type Reply } from '../store/Script.js';
+import type { ScriptCall } from '../store/Store.js';
 import { StoreError } from '../store/StoreError.js';
 import { countBallots, type Ballot } from './quorum.js';
 
@@ -9,6 +11,8 @@ import { countBallots, type Ballot } from './quorum.js';
 export interface VoteContext {
   readonly instances: number;
   readonly quorum: number;
+  /** The run's keys and arguments, as sent to every instance. */
+  readonly keys: readonly string[];
   readonly args: readonly (string | number)[];
   /** Time since the run was sent to the instances. */
   readonly elapsedMs: number;
@@ -18,8 +22,12 @@ export interface VoteContext {
   driftFor(ttlMs: number): number;
 }
 
-/** One reply made of the instances' replies (in the script's raw form, which the script then parses), or an error. */
-export type Verdict = { readonly reply: Reply } | { readonly error: StoreError };
+/**
+ * One reply made of the instances' replies (in the script's raw form, which the script then parses), or an error.
+ * `rollback`: what to run on every instance whose ballot failed (no reply in time, or an error), because the
+ * command may still run there and leave something behind that nobody else will undo.
+ */
+export type Verdict = { readonly reply: Reply; readonly rollback?: ScriptCall<unknown> } | { readonly error: StoreError };
 
 /**
  * How the raw replies of one script, run on every instance, combine into one. Votes read raw replies so
@@ -42,7 +50,7 @@ const unavailable = (message: string, outcomeUnknown: boolean): StoreError => ne
  */
 const acquireVote: Vote = {
   decide(ballots, context) {
-    const { instances, quorum, args, elapsedMs } = context;
+    const { instances, quorum, keys, args, elapsedMs } = context;
     const { pending, failed, replies } = countBallots(ballots);
     const decoded = replies.map((reply) => list(reply).map(int));
     const grants = decoded.filter(([status]) => status === 1).length;
@@ -60,13 +68,27 @@ const acquireVote: Vote = {
     if (grants > 0)
       return { error: unavailable(`split vote: ${grants} of ${instances} instances granted it, a majority of ${quorum} must; released, trying again`, true) };
     // Refused by the holder's majority. An instance that did not answer in time may still grant this attempt
-    // later (a command queued while it was down): that leftover is a minority, expires with its TTL, and is
-    // this waiter's own if it asks again.
+    // later (a command queued while it was down): that leftover is a minority and expires with its TTL. A
+    // waiter's is its own if it asks again, and its leave (when it gives up) releases it everywhere. A try
+    // (`waitMs: 0`) neither asks again nor leaves: its leftover is released here, on the instances that did not
+    // answer (behind the attempt on the same connection). Its field and hold id are this attempt's alone, so
+    // that release can free nothing else.
     const refusals = decoded.map(([, retryInMs = -1]) => retryInMs).sort((a, b) => a - b);
     const mustClear = quorum - (instances - refusals.length);
-    return { reply: [0, mustClear <= 0 ? 0 : (refusals[mustClear - 1] ?? -1)] };
+    const reply: Reply = [0, mustClear <= 0 ? 0 : (refusals[mustClear - 1] ?? -1)];
+    return failed > 0 && String(args[2]).startsWith('try') ? { reply, rollback: attemptRelease(keys, args) } : { reply };
   },
 };
+
+/**
+ * The owner-checked release of one attempt of `lock.acquire` (KEYS: lock, …; ARGV: ttl, field, mode, handoffMs,
+ * then the hold id of a reentrant owner), in the lock's release form: only that hold is freed.
+ */
+function attemptRelease(keys: readonly string[], args: readonly (string | number)[]): ScriptCall<unknown> {
+  const [, field = '', , handoffMs = 0, holdId] = args;
+  const releaseArgs = holdId === undefined ? [field, handoffMs, 'publish'] : [field, handoffMs, 'publish', holdId];
+  return { script: lockReleaseScript, keys: lockKeys(keys[0] ?? '').releaseKeys, args: releaseArgs };
+}
 
 /** `lock.release` (0 not held, 1 decremented, 2 unlocked) on every instance: counted on a majority either way. */
 const releaseVote: Vote = {

@@ -1,11 +1,15 @@
+import type { Redis } from 'ioredis';
 import { asyncScheduler, firstValueFrom } from 'rxjs';
-import { describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { lockAcquireScript } from '../../src/primitives/lock/acquireScript.js';
 import { lockKeys } from '../../src/primitives/lock/lockKeys.js';
 import type { Vote } from '../../src/redlock/lockVotes.js';
 import { QuorumConnection } from '../../src/redlock/QuorumConnection.js';
+import { createRedlockClient, LockTimeoutError, type RedisLike, type RedlockClient } from '../../src/index.js';
 import { StoreError } from '../../src/store/StoreError.js';
 import { createMemoryStore } from '../../src/testing.js';
+import { eventually } from '../support/leaks.js';
+import { startRedis, type RedisServer } from '../support/redisServer.js';
 
 describe('QuorumConnection', () => {
   it('fails a run whose replies its vote cannot read with an outcome-unknown StoreError, instead of never answering', async () => {
@@ -29,5 +33,68 @@ describe('QuorumConnection', () => {
     expect((error as Error).message).toBe('unexpected reply from lock.acquire: TypeError: expected an array reply, got 1');
     // The script did run on the instances: the engine's compensation (a release everywhere) is what cleans it up.
     expect(stores.every((store) => store.db.exists('orders') === 1)).toBe(true);
+  });
+});
+
+describe('Redlock client over 3 real masters', () => {
+  let servers: RedisServer[] = [];
+  let admins: Redis[] = [];
+  let clients: RedlockClient[] = [];
+  const stopped = new Set<RedisServer>();
+  const pause = (server: RedisServer): void => {
+    server.signal('SIGSTOP');
+    stopped.add(server);
+  };
+  const resume = (server: RedisServer): void => {
+    server.signal('SIGCONT');
+    stopped.delete(server);
+  };
+  const client = (options: Parameters<typeof createRedlockClient>[1] = {}): RedlockClient => {
+    const created = createRedlockClient(
+      servers.map((server) => server.client()),
+      options,
+    );
+    clients.push(created);
+    return created;
+  };
+
+  beforeAll(async () => {
+    servers = await Promise.all(Array.from({ length: 3 }, () => startRedis()));
+    admins = servers.map((server) => server.client());
+  });
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.stop()));
+  });
+  afterEach(async () => {
+    for (const server of [...stopped]) resume(server);
+    await Promise.all(clients.map((created) => created.close()));
+    clients = [];
+    await Promise.all(admins.map((admin) => admin.flushall()));
+  });
+
+  it('refuses an instances array with holes with a TypeError, instead of counting the holes as masters', () => {
+    const [a, b] = servers.map((server) => server.client({ lazyConnect: true }));
+    // eslint-disable-next-line no-sparse-arrays
+    expect(() => createRedlockClient([a!, , b!] as RedisLike[])).toThrow(/instances\[1\] must be an ioredis Redis or Cluster, got undefined/);
+    expect(() => createRedlockClient(new Array<never>(3))).toThrow(TypeError);
+  });
+
+  it('a try refused by the holder’s majority leaves no grant behind on a master that answered too late', async () => {
+    // Another owner holds "report" on two of the three masters: a majority, so any try is refused.
+    for (const admin of admins.slice(0, 2)) {
+      await admin.hset('report', 'other-client:owner', '1');
+      await admin.pexpire('report', 30_000);
+    }
+    const contender = client({ instanceTimeoutMs: 200 });
+    await contender.withLock('warm', () => undefined);
+    // The third master is paused: the try's command waits in its socket and runs (and grants) once it resumes.
+    pause(servers[2]!);
+    const error = await firstValueFrom(contender.lock$('report', { waitMs: 0 })).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(LockTimeoutError);
+    resume(servers[2]!);
+    await admins[2]!.ping();
+    // The try gave up: nothing of the contender may stay on the third master (its TTL would be the watchdog's 30 s).
+    expect(await eventually(async () => (await admins[2]!.exists('report')) === 0, 3_000)).toBe(true);
+    expect(await admins[2]!.keys('*')).toEqual([]);
   });
 });
