@@ -142,3 +142,32 @@ describe('readLock$ / writeLock$ in virtual time (memory store, 1 ms latency)', 
     });
   });
 });
+
+describe('readLock$ reentrant holds of one owner with different leases (memory store, 1 ms latency)', () => {
+  it('keeps the longer hold’s timeout when the shorter, earlier hold runs out first, so no writer gets in under it', () => {
+    const ts = createTestScheduler();
+    ts.run(({ expectObservable, cold }) => {
+      const { store, clients } = memoryClients(ts, 2);
+      const [owner, other] = clients;
+      // hold 1 (timeout key :1) has a 20 ms lease and runs out first: deadline 0 + 20 - 3 = 17, its release runs at 18
+      expectObservable(owner!.readLock$('doc', { owner: 'job', leaseMs: 20 }).pipe(map(() => 'a')), '^ 40ms !').toBe(
+        '- a 15ms #',
+        undefined,
+        new LockLostError('doc', 'job', 'expired'),
+      );
+      // hold 2 (timeout key :2) has 100 ms: deadline 2 + 100 - 3 = 99
+      expectObservable(owner!.readLock$('doc', { owner: 'job', leaseMs: 100 }).pipe(map(() => 'b')), '-- ^ 120ms !').toBe(
+        '---b 95ms #',
+        undefined,
+        new LockLostError('doc', 'job', 'expired'),
+      );
+      // the writer waits for hold 2, whose release (sent at 99) deletes the hash and publishes `0`
+      expectObservable(other!.writeLock$('doc').pipe(map(() => 'W')), '----- ^ 120ms !').toBe('102ms W');
+      // after hold 1's release, the hash and the one timeout key left live as long as hold 2
+      const state = cold('30ms a', {}).pipe(
+        map(() => [store.db.hget('doc', 'c1:job'), store.db.pttl('doc') > 60, store.db.pttl('{doc}:c1:job:rwlock_timeout:1') > 60]),
+      );
+      expectObservable(state).toBe('30ms a', { a: ['1', true, true] });
+    });
+  });
+});

@@ -168,7 +168,10 @@ export class HeldLease implements Lease, RenewEntry {
     this.#stop('lost', error);
     if (core.events.observed) core.events.emit({ type: 'lost', name: this.name, kind, owner: this.owner, time: core.scheduler.now(), error });
     // The key may still carry this owner (unconfirmed, fixed lease ending, closing): free it for the next holder now.
-    if (reason !== 'not-held') this.#sendRelease(true);
+    // Also when the renewal found it not held: over several masters that means only that a majority lacks it, and a
+    // minority that still had it has just been extended for a whole lease; a leased semaphore may have lost only
+    // some of its permits. The release is owner-checked, so where nothing is ours it changes nothing.
+    this.#sendRelease(true);
     this.#onLost.lost(error);
   }
 

@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
-import { firstValueFrom, type Observable, type Subscription } from 'rxjs';
+import { firstValueFrom, NEVER, switchMap, type Observable, type Subscription } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { LockKeyTypeError, LockTimeoutError, LockUpgradeError, type Lease } from '../../src/index.js';
+import { LockKeyTypeError, LockLostError, LockTimeoutError, LockUpgradeError, type Lease } from '../../src/index.js';
 import { describeStores } from '../support/fixtures.js';
-import { sleep } from '../support/leaks.js';
+import { eventually, sleep } from '../support/leaks.js';
 import { sharedRedis } from '../support/sharedRedis.js';
 
 /** Subscribes and keeps the hold until `subscription.unsubscribe()`; `lease` resolves when it is granted. */
@@ -137,6 +137,28 @@ describeStores('readLock$ / writeLock$ contract', (fixture) => {
     expect(writtenAt).toBeGreaterThanOrEqual(ghostGoneAt - 5);
     expect(writtenAt - ghostGoneAt).toBeLessThan(2_000);
     write.subscription.unsubscribe();
+  });
+
+  it('keeps a longer read hold when a shorter, earlier read hold of the same owner runs out', async () => {
+    const f = fixture();
+    const owner = f.client({ clientId: 'node-1' });
+    const writer = f.client();
+    // Hold 1 gets timeout key :1 (600 ms), hold 2 gets :2 (10 s); hold 1 runs out first and is released.
+    const short = firstValueFrom(owner.readLock$('doc', { owner: 'job', leaseMs: 600 }).pipe(switchMap(() => NEVER))).catch((e: unknown) => e);
+    expect(await eventually(async () => (await f.hget('doc', 'node-1:job')) === '1')).toBe(true);
+    const long = hold(owner.readLock$('doc', { owner: 'job', leaseMs: 10_000 }));
+    await long.lease;
+    expect(await f.hget('doc', 'node-1:job')).toBe('2');
+    const lost = await short;
+    expect(lost).toBeInstanceOf(LockLostError);
+    expect((lost as LockLostError).reason).toBe('expired');
+    // Time for that release to run, and for a hash cut down to hold 1's timeout to run out.
+    await sleep(500);
+    expect(await f.hget('doc', 'node-1:job')).toBe('1');
+    expect(await f.pttl('doc')).toBeGreaterThan(5_000);
+    await expect(firstValueFrom(writer.writeLock$('doc', { waitMs: 0 }))).rejects.toBeInstanceOf(LockTimeoutError);
+    long.subscription.unsubscribe();
+    expect(await eventually(async () => (await f.keys()).length === 0)).toBe(true);
   });
 
   it('refuses a key of another type, or another primitive’s hash, with LockKeyTypeError and leaves it untouched', async () => {

@@ -5,7 +5,7 @@ import { lockAcquireScript } from '../../src/primitives/lock/acquireScript.js';
 import { lockKeys } from '../../src/primitives/lock/lockKeys.js';
 import type { Vote } from '../../src/redlock/lockVotes.js';
 import { QuorumConnection } from '../../src/redlock/QuorumConnection.js';
-import { createRedlockClient, LockTimeoutError, type RedisLike, type RedlockClient } from '../../src/index.js';
+import { createRedlockClient, LockLostError, LockTimeoutError, type RedisLike, type RedlockClient } from '../../src/index.js';
 import { StoreError } from '../../src/store/StoreError.js';
 import { createMemoryStore } from '../../src/testing.js';
 import { eventually } from '../support/leaks.js';
@@ -77,6 +77,23 @@ describe('Redlock client over 3 real masters', () => {
     // eslint-disable-next-line no-sparse-arrays
     expect(() => createRedlockClient([a!, , b!] as RedisLike[])).toThrow(/instances\[1\] must be an ioredis Redis or Cluster, got undefined/);
     expect(() => createRedlockClient(new Array<never>(3))).toThrow(TypeError);
+  });
+
+  it('a lease whose renewal finds a majority gone errors, and frees the key on the minority that still had it', async () => {
+    const holder = client({ watchdogTimeoutMs: 1_500 });
+    let lost: unknown;
+    const lease = await new Promise<unknown>((resolve) => {
+      holder.lock$('ledger').subscribe({ next: resolve, error: (error: unknown) => (lost = error) });
+    });
+    expect(lease).toBeDefined();
+    // Two of the three masters lose the key (a restart without persistence, say): the next renewal finds no majority.
+    await admins[0]!.del('ledger');
+    await admins[1]!.del('ledger');
+    expect(await eventually(() => lost !== undefined, 3_000)).toBe(true);
+    expect(lost).toBeInstanceOf(LockLostError);
+    expect(lost).toMatchObject({ reason: 'not-held' });
+    // That renewal extended the third master's copy for a whole lease; the lost lease must not leave it there.
+    expect(await eventually(async () => (await admins[2]!.exists('ledger')) === 0, 1_000)).toBe(true);
   });
 
   it('a try refused by the holder’s majority leaves no grant behind on a master that answered too late', async () => {

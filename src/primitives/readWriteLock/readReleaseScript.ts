@@ -6,9 +6,12 @@ import { parseReadWriteRelease, type ReadWriteRelease } from './releaseReply.js'
  * KEYS: lock, channel, reader's timeout prefix, timeout base (`{name}`), holds.
  * ARGV: read field, holdId ('' for an owner that never re-enters), publish command.
  *
- * Redisson's read unlock, owner-checked first and with a first write that needs no memory: one hold and its
- * timeout key go. While the writer holds the lock (its own read holds after a downgrade) nothing else
- * changes. Otherwise the hash lives on for the longest remaining reader timeout, so readers that died
+ * Redisson's read unlock, owner-checked first and with a first write that needs no memory: one hold and a
+ * timeout key go. Redisson drops the last key (`:count`), which is right only when holds end in reverse
+ * order; an owner's holds here end in any order (each has its own lease), so the key that runs out first
+ * goes and the last one takes its place: the keys left never run out before the holds left (with the last
+ * key dropped, a short first hold running out cut a longer second one down to its own end). While the
+ * writer holds the lock (its own read holds after a downgrade) nothing else changes. Otherwise the hash lives on for the longest remaining reader timeout, so readers that died
  * (their timeout keys ran out) no longer count; when none remains the lock is deleted and `0` published.
  * When the TTL got shorter, `0` is published too (Redisson does not): a waiting writer's TTL fallback was
  * timed by the old TTL, so one waiter is woken to read the new one.
@@ -16,6 +19,11 @@ import { parseReadWriteRelease, type ReadWriteRelease } from './releaseReply.js'
 export const readReleaseScript = defineScript<ReadWriteRelease>({
   name: 'readLock.release',
   lua: `
+local function expiresIn(key)
+  local left = redis.call('pttl', key)
+  if left == -1 then return math.huge end
+  return left
+end
 if redis.call('type', KEYS[1])['ok'] ~= 'hash' or redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
   return 0
 end
@@ -30,7 +38,17 @@ if count > 1 then
 else
   redis.call('hdel', KEYS[1], ARGV[1])
 end
-redis.call('del', KEYS[3] .. ':' .. count)
+local last = KEYS[3] .. ':' .. count
+local drop, least = count, expiresIn(last)
+for i = count - 1, 1, -1 do
+  local left = expiresIn(KEYS[3] .. ':' .. i)
+  if left < least then drop, least = i, left end
+end
+if drop == count then
+  redis.call('del', last)
+else
+  redis.call('rename', last, KEYS[3] .. ':' .. drop)
+end
 if redis.call('hget', KEYS[1], 'mode') == 'write' then
   return 1
 end
@@ -62,7 +80,7 @@ return 2
     const count = Number(db.hget(lock, field));
     if (count > 1) db.hincrby(lock, field, -1);
     else db.hdel(lock, field);
-    db.del(`${prefix}:${count}`);
+    dropShortestTimeout(db, prefix, count);
     if (db.hget(lock, 'mode') === 'write') return 1;
     if (db.hlen(lock) > 1) {
       let remain = -3;
@@ -85,3 +103,31 @@ return 2
   },
   parse: parseReadWriteRelease,
 });
+
+/** A timeout key's remaining life for `dropShortestTimeout`: one without expiry lives forever, a missing one (-2) not at all. */
+function expiresIn(db: MemoryDb, key: string): number {
+  const left = db.pttl(key);
+  return left === -1 ? Infinity : left;
+}
+
+/**
+ * The Lua's `drop`: of one owner's `count` timeout keys, the one that runs out first goes, and the last one
+ * (`:count`) takes its place, so that the keys stay numbered 1..count-1 (Redisson's layout).
+ */
+function dropShortestTimeout(db: MemoryDb, prefix: string, count: number): void {
+  const last = `${prefix}:${count}`;
+  let drop = count;
+  let least = expiresIn(db, last);
+  for (let i = count - 1; i >= 1; i--) {
+    const left = expiresIn(db, `${prefix}:${i}`);
+    if (left < least) {
+      drop = i;
+      least = left;
+    }
+  }
+  if (drop !== count) {
+    const left = db.pttl(last);
+    db.set(`${prefix}:${drop}`, db.get(last) ?? '1', left === -1 ? {} : { px: left });
+  }
+  db.del(last);
+}
