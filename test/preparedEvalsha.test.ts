@@ -49,41 +49,6 @@ describe('preparedEvalsha', () => {
     await expect(evalsha?.('0'.repeat(40), ['prepared-b'], [])).rejects.toThrow(/^NOSCRIPT/);
   });
 
-  it("with wakesFirst, sends a PING ahead in the same write, so that Redis delivers the script's PUBLISH before its reply", async () => {
-    const redis = connect();
-    const listener = connect();
-    const channel = 'prepared-wake';
-    const sha1 = (await redis.script('LOAD', "redis.call('publish', KEYS[1], ARGV[1]) return 7")) as string;
-    const evalsha = preparedEvalsha(redis);
-    let heard = 0;
-    listener.on('message', () => heard++);
-    await listener.subscribe(channel);
-    const writes: string[] = [];
-    const stream = redis.stream;
-    // Corked writes reach the socket together, through _writev when there are several.
-    const writev = (stream as unknown as { _writev: (chunks: { chunk: unknown }[], callback: () => void) => void })._writev.bind(stream);
-    Object.assign(stream, {
-      _writev: (chunks: { chunk: unknown }[], callback: () => void) => {
-        writes.push(chunks.map(({ chunk }) => String(chunk)).join(''));
-        writev(chunks, callback);
-      },
-    });
-    const order = { messageFirst: 0, replyFirst: 0 };
-    for (let round = 0; round < 40; round++) {
-      const before = heard;
-      expect(await evalsha?.(sha1, [channel], [String(round)], round % 2 === 0)).toBe(7);
-      if (round % 2 === 0) order[heard > before ? 'messageFirst' : 'replyFirst']++;
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    }
-    Object.assign(stream, { _writev: writev });
-    // Each wakesFirst call was one write of both commands; the other calls went out alone.
-    expect(writes).toHaveLength(20);
-    for (const bytes of writes) expect(bytes).toMatch(/^\*1\r\n\$4\r\nping\r\n\*5\r\n\$7\r\nevalsha\r\n/);
-    // Redis wrote the message first; this process read it first in nearly every round (both are in one process).
-    expect(order.messageFirst).toBeGreaterThanOrEqual(15);
-    expect(heard).toBe(40);
-  });
-
   it('leaves to evalsha() what it would send differently or cannot reach', () => {
     expect(preparedEvalsha(connect({ keyPrefix: 'app:' }))).toBeUndefined();
     expect(preparedEvalsha(connect({ enableAutoPipelining: true }))).toBeUndefined();

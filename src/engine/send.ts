@@ -46,8 +46,8 @@ class PendingCommand<T> implements TimedCommand, ReplyObserver<T> {
       return;
     }
     const { connection } = this.#core;
-    if (connection.call !== undefined) connection.call(command.script, command.keys, command.args, this, command.options);
-    else this.#subscription = connection.run(command.script, command.keys, command.args, command.options).subscribe(this);
+    if (connection.call !== undefined) connection.call(command.script, command.keys, command.args, this);
+    else this.#subscription = connection.run(command.script, command.keys, command.args).subscribe(this);
   }
 
   // Uncounted only after the observer ran, so that a command it sends in turn is counted first.

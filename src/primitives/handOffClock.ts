@@ -22,12 +22,6 @@ export class HandOffClock {
   /** The latest hand-off message for this waiter: its token (-1 without fencing) and server time; -1 when none. */
   #handedToken = -1;
   #handedServerUs = -1;
-  #waited = false;
-
-  /** Whether an attempt ever found this waiter queued behind others: its lock is contended, and its release will probably hand it on. */
-  get waited(): boolean {
-    return this.#waited;
-  }
 
   /** An attempt leaves now (local time). */
   sending(sentAt: number): void {
@@ -36,7 +30,6 @@ export class HandOffClock {
 
   /** The reply to the attempt sent at `sentAt` (by default the one in flight) found this waiter queued, at this server time (µs). */
   queued(serverUs: number, sentAt = this.#sentAt): void {
-    this.#waited = true;
     if (serverUs < this.#queuedServerUs) return;
     this.#queuedSentAt = sentAt;
     this.#queuedServerUs = serverUs;

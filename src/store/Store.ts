@@ -12,12 +12,6 @@ export interface RunOptions {
   readonly replicas?: number | undefined;
   /** How long that `WAIT` may take; the store's own setting when absent. */
   readonly replicaTimeoutMs?: number | undefined;
-  /**
-   * The script probably wakes another client (a release that hands a lock on, when there was a queue): the
-   * store may send it so that the server delivers that wake before this reply, since the lock stays idle until
-   * the next holder hears, while the releaser has finished already. @default false
-   */
-  readonly wakesFirst?: boolean | undefined;
 }
 
 /** Receives the one reply of a command, or its error. */
@@ -31,7 +25,6 @@ export interface ScriptCall<R> {
   readonly script: Script<R>;
   readonly keys: readonly string[];
   readonly args: readonly (string | number)[];
-  readonly options?: RunOptions | undefined;
 }
 
 /**

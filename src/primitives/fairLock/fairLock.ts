@@ -6,7 +6,7 @@ import { startHold, type HoldFactory } from '../../engine/hold.js';
 import type { Lease } from '../../engine/Lease.js';
 import { fire, type Command } from '../../engine/send.js';
 import type { Script } from '../../store/Script.js';
-import type { RunOptions, ScriptCall } from '../../store/Store.js';
+import type { ScriptCall } from '../../store/Store.js';
 import type { WakePolicy } from '../../engine/WakeHub.js';
 import { abortable } from '../abortable.js';
 import { checkLockCall, type LockOptions } from '../lock/lock.js';
@@ -57,8 +57,6 @@ export function fairLock$(core: ClientCore, name: string, options?: FairLockOpti
  * hold, so it keeps only the few strings of its own (hold id, wait id): script arguments are built when sent,
  * and the keys come from the per-name cache.
  */
-const WAKES_FIRST: RunOptions = { wakesFirst: true };
-
 class FairAcquisition implements AcquireSpec<number>, HoldSpec, HoldFactory<number>, Unsubscribable {
   readonly core: ClientCore;
   readonly name: string;
@@ -151,9 +149,7 @@ class FairAcquisition implements AcquireSpec<number>, HoldSpec, HoldFactory<numb
   }
 
   release(): Command<ReleaseReply> {
-    const call = this.#call(fairLockReleaseScript, false);
-    // It waited in line: others probably wait behind it, and this release hands the lock on (see `RunOptions.wakesFirst`).
-    return this.#waiter.waited ? { ...call, options: WAKES_FIRST } : call;
+    return this.#call(fairLockReleaseScript, false);
   }
 
   /** @internal The engine's: the grant arrived. */

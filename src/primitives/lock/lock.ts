@@ -6,7 +6,7 @@ import { hold$, type HoldFactory } from '../../engine/hold.js';
 import { fire, type Command } from '../../engine/send.js';
 import type { RenewKind, RenewTarget } from '../../engine/Renewer.js';
 import type { WakePolicy } from '../../engine/WakeHub.js';
-import type { RunOptions, ScriptCall } from '../../store/Store.js';
+import type { ScriptCall } from '../../store/Store.js';
 import type { Lease } from '../../engine/Lease.js';
 import { assertDuration, assertName, assertOptions, assertOwner, assertSignal } from '../../util/validate.js';
 import { contextOwner } from '../reentrancy.js';
@@ -212,7 +212,7 @@ class LockAcquireSpec extends HandOffClock implements AcquireSpec<number>, HoldF
 
   compensate(settled?: (known: boolean) => void): void {
     this.forgetHandOffs();
-    fire(this.core, lockReleaseCall(this.core, this.#keys, this.#field, this.#holdId, false), settled);
+    fire(this.core, lockReleaseCall(this.core, this.#keys, this.#field, this.#holdId), settled);
   }
 
   abandon(): void {
@@ -235,7 +235,7 @@ class LockAcquireSpec extends HandOffClock implements AcquireSpec<number>, HoldF
   }
 
   toHold(token: number): HoldSpec {
-    return new LockHold(this.core, this.name, this.owner, this.#fencing ? token : undefined, this.#leaseMs, this.#field, this.#holdId, this.waited);
+    return new LockHold(this.core, this.name, this.owner, this.#fencing ? token : undefined, this.#leaseMs, this.#field, this.#holdId);
   }
 
   #list(): void {
@@ -278,15 +278,13 @@ export function lock$(core: ClientCore, name: string, options?: LockOptions): Ob
   });
 }
 
-/** The owner-checked release of one hold; `handsOn`: it probably hands the lock to a waiter (see `RunOptions.wakesFirst`). */
-function lockReleaseCall(core: ClientCore, keys: LockKeys, field: string, holdId: string | undefined, handsOn: boolean): ScriptCall<ReleaseReply> {
+/** The owner-checked release of one hold. */
+function lockReleaseCall(core: ClientCore, keys: LockKeys, field: string, holdId: string | undefined): ScriptCall<ReleaseReply> {
   const { handoffMs } = core.settings;
   const publish = core.connection.publishCommand;
   const args = holdId === undefined ? [field, handoffMs, publish] : [field, handoffMs, publish, holdId];
-  return { script: lockLeaseReleaseScript, keys: keys.releaseKeys, args, options: handsOn ? WAKES_FIRST : undefined };
+  return { script: lockLeaseReleaseScript, keys: keys.releaseKeys, args };
 }
-
-const WAKES_FIRST: RunOptions = { wakesFirst: true };
 
 /**
  * A granted `lock$` hold: only what renewing and releasing it needs. Its release command is built when it is
@@ -301,8 +299,6 @@ class LockHold implements HoldSpec, RenewTarget {
   readonly expiry: Expiry;
   readonly field: string;
   readonly #holdId: string | undefined;
-  /** It waited for the lock: others probably wait behind it, and its release will hand the lock on. */
-  readonly #contended: boolean;
 
   constructor(
     core: ClientCore,
@@ -312,7 +308,6 @@ class LockHold implements HoldSpec, RenewTarget {
     leaseMs: number | undefined,
     field: string,
     holdId: string | undefined,
-    contended: boolean,
   ) {
     this.core = core;
     this.name = name;
@@ -321,7 +316,6 @@ class LockHold implements HoldSpec, RenewTarget {
     this.expiry = leaseMs === undefined ? this : { type: 'fixed', ms: leaseMs };
     this.field = field;
     this.#holdId = holdId;
-    this.#contended = contended;
   }
 
   get kind(): 'lock' {
@@ -341,6 +335,6 @@ class LockHold implements HoldSpec, RenewTarget {
   }
 
   release(): ScriptCall<ReleaseReply> {
-    return lockReleaseCall(this.core, lockKeys(this.key), this.field, this.#holdId, this.#contended);
+    return lockReleaseCall(this.core, lockKeys(this.key), this.field, this.#holdId);
   }
 }

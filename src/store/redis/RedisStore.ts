@@ -152,7 +152,7 @@ class RedisConnection implements StoreConnection {
       return;
     }
     // The hot path: one promise per command, no async function.
-    this.#evalsha(script.sha1, keys, args, options?.wakesFirst === true).then(
+    this.#evalsha(script.sha1, keys, args).then(
       (reply) => deliver(script, reply, observer),
       (error: unknown) => {
         // The script cache was flushed (SCRIPT FLUSH, restart, failover): send the body once.

@@ -1,14 +1,10 @@
 import { Command, Redis } from 'ioredis';
 
-/**
- * Sends one EVALSHA and resolves with its reply, as `redis.evalsha(sha1, keys.length, ...keys, ...args)` does.
- * `wakesFirst`: the script probably wakes another client (see `RunOptions.wakesFirst`).
- */
-export type EvalshaSender = (sha1: string, keys: readonly string[], args: readonly (string | number)[], wakesFirst?: boolean) => Promise<unknown>;
+/** Sends one EVALSHA and resolves with its reply, as `redis.evalsha(sha1, keys.length, ...keys, ...args)` does. */
+export type EvalshaSender = (sha1: string, keys: readonly string[], args: readonly (string | number)[]) => Promise<unknown>;
 
 const NO_ARGS: string[] = [];
 const UTF8 = { replyEncoding: 'utf8' } as const;
-const ignore = (): void => undefined;
 
 /** An EVALSHA command whose arguments are flat strings already: ioredis's constructor has nothing left to flatten. */
 class FlatEvalsha extends Command {
@@ -26,13 +22,6 @@ class FlatEvalsha extends Command {
  * that command. Everything else stays ioredis's own: the command object, its queueing, timeouts, reconnection
  * and reply decoding.
  *
- * With `wakesFirst`, a PING goes ahead of the EVALSHA in the same write. Redis writes its replies at the end of
- * an event-loop turn, the client that got output last first: without the PING, the script's PUBLISH queues the
- * waiter's message and then the script's reply puts this client ahead of it, so the releaser hears before the
- * waiter. With the PING's reply already pending, the message goes out first, one write earlier, and a waiter in
- * this same process (another client, or a waiter of the same client) gets its lease before the releaser's
- * reply and what follows it run (`bench/probes/switchPath.ts`; the bench's contended switch gap).
- *
  * Returns undefined, and the caller uses `evalsha()`, for a Cluster, a client of another ioredis copy or
  * version, a client whose `evalsha()` is not ioredis's own, a client with a `keyPrefix`, friendly error
  * stacks or auto-pipelining (which `evalsha()` applies and `sendCommand` would skip), anything that is not an
@@ -43,19 +32,10 @@ export function preparedEvalsha(redis: object): EvalshaSender | undefined {
   if (!(redis instanceof Redis) || redis.evalsha !== Redis.prototype.evalsha || !BUILDS_THE_SAME) return undefined;
   const { keyPrefix, showFriendlyErrorStack, enableAutoPipelining } = redis.options;
   if (Boolean(keyPrefix) || showFriendlyErrorStack === true || enableAutoPipelining === true) return undefined;
-  return (sha1, keys, args, wakesFirst = false) => {
+  return (sha1, keys, args) => {
     const command = new FlatEvalsha(flatArgs(sha1, keys, args));
-    // Only on a connected socket: queued commands are written one by one when it connects.
-    const stream = wakesFirst && redis.status === 'ready' ? redis.stream : undefined;
-    if (stream !== undefined) {
-      stream.cork();
-      const ping = new Command('ping', NO_ARGS, UTF8);
-      ping.promise.catch(ignore);
-      void redis.sendCommand(ping);
-    }
     // Called on the client each time, as ioredis's own methods do, so that a wrapper installed later sees every command.
     void redis.sendCommand(command);
-    stream?.uncork();
     return command.promise;
   };
 }
