@@ -82,29 +82,35 @@ describeStores('semaphore contract', (fixture) => {
     expect(await pool.availablePermits()).toBe(0);
   });
 
-  it('wakes a waiter that needs one permit when one comes back, even behind a waiter that needs more', async () => {
-    const f = fixture();
-    const [holder, waiter] = [f.client(), f.client()];
-    const pool = waiter.semaphore('pool');
-    await pool.trySetPermits(2);
-    const taken = [hold(holder.semaphore('pool').acquire$()), hold(holder.semaphore('pool').acquire$())];
-    await Promise.all(taken.map((t) => t.lease));
-    const two = hold(pool.acquire$(2));
-    await sleep(50);
-    const one = hold(pool.acquire$(1));
-    await sleep(50);
-    const releasedAt = performance.now();
-    taken[0]!.subscription.unsubscribe();
-    await one.lease;
-    // The `1` the release published woke it: without that, only its 1 s re-check would have.
-    expect(performance.now() - releasedAt).toBeLessThan(500);
-    expect(await pool.availablePermits()).toBe(0);
-    one.subscription.unsubscribe();
-    two.subscription.unsubscribe();
-    taken[1]!.subscription.unsubscribe();
-    expect(await eventually(async () => (await pool.availablePermits()) === 2)).toBe(true);
-    await pool.delete();
-  });
+  // Both permit pools: the leased one's fallback (the earliest held permit's expiry, 20 s here) is far later.
+  for (const kind of ['semaphore', 'leasedSemaphore'] as const) {
+    it(`${kind}: wakes a waiter that needs one permit when one comes back, even behind a waiter that needs more`, async () => {
+      const f = fixture();
+      const [holder, waiter] = [f.client(), f.client()];
+      const pool = waiter[kind]('pool');
+      await pool.trySetPermits(2);
+      const take = (): Observable<Lease> =>
+        kind === 'semaphore' ? holder.semaphore('pool').acquire$() : holder.leasedSemaphore('pool').acquire$(1, { leaseMs: 20_000 });
+      const taken = [hold(take()), hold(take())];
+      await Promise.all(taken.map((t) => t.lease));
+      const two = hold(pool.acquire$(2));
+      await sleep(50);
+      const one = hold(pool.acquire$(1));
+      await sleep(50);
+      const releasedAt = performance.now();
+      taken[0]!.subscription.unsubscribe();
+      // The `1` the release published wakes it: without that, only its fallback re-check would, a second or more later.
+      const woken = await Promise.race([one.lease.then(() => true), sleep(2_000).then(() => false)]);
+      expect(woken).toBe(true);
+      expect(performance.now() - releasedAt).toBeLessThan(500);
+      expect(await pool.availablePermits()).toBe(0);
+      one.subscription.unsubscribe();
+      two.subscription.unsubscribe();
+      taken[1]!.subscription.unsubscribe();
+      expect(await eventually(async () => (await pool.availablePermits()) === 2)).toBe(true);
+      await pool.delete();
+    });
+  }
 
   it('gives permits back when the client closes', async () => {
     const f = fixture();
