@@ -356,6 +356,9 @@ describe('bad input: a typed error naming what was wrong, nothing written to Red
     expect(() => createLockClient({ redis, retries: 3 } as never)).toThrow(/unknown option "retries"/);
     expect(() => createLockClient({ redis: {} as RedisLike })).toThrow(/"redis" must be an ioredis Redis or Cluster/);
     expect(() => createLockClient({ redis, driftFactor: 0.7 })).toThrow(/"driftFactor".*\[0, 0.5\)/);
+    expect(() => createLockClient({ redis, driftMs: 40_000 })).toThrow(RangeError);
+    expect(() => createLockClient({ redis, driftMs: 40_000 })).toThrow(/"driftMs" \(40000\).*40300 ms of drift on a 30000 ms lease/);
+    expect(() => createLockClient({ redis, watchdogTimeoutMs: 100, driftMs: 50 })).toThrow(/under half of it/);
     redis.disconnect();
   });
 });

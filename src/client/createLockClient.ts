@@ -83,6 +83,13 @@ function createCore(options: LockClientOptions): CoreWithClose {
     replicas,
     replicaTimeoutMs,
   };
+  // A lease is trusted until its TTL minus this allowance; the watchdog renews it after a third of the TTL.
+  const drift = driftFor(settings, watchdogTimeoutMs);
+  if (drift >= watchdogTimeoutMs / 2) {
+    throw new RangeError(
+      `rxlock: createLockClient: options "driftMs" (${String(driftMs)}) and "driftFactor" (${String(driftFactor)}) allow ${String(drift)} ms of drift on a ${String(watchdogTimeoutMs)} ms lease ("watchdogTimeoutMs"); it must be under half of it, or no lease could be trusted`,
+    );
+  }
   const store = options.store ?? redisStore(options.redis, { replicaTimeoutMs });
   const connection = acknowledgedByReplicas(store.connect(scheduler), replicas, replicaTimeoutMs);
   const events = new EventBus();
