@@ -23,6 +23,42 @@ describe('latch(name).await$ in virtual time (memory store)', () => {
     });
   });
 
+  it('a name with its own hash tag: also tells Redisson’s channel (braces around the whole name), the untagged one once', () => {
+    const ts = createTestScheduler();
+    ts.run(({ expectObservable }) => {
+      const { store, clients } = memoryClients(ts, 1, {}, 0);
+      const [counter] = clients;
+      const heard = (channel: string) =>
+        store
+          .connect()
+          .listen(channel)
+          .pipe(map((event) => (event.type === 'message' ? event.message : 'r')));
+      // set at 5 (`1`), counted down at 10 and 15 (`0` when it reaches zero), set again and deleted at 20 and 25 (`1` each)
+      expectObservable(heard('redisson_countdownlatch__channel__{app:{t}:gate}'), '^ 30ms !').toBe('r 4ms a 9ms b 4ms c 4ms d', {
+        r: 'r',
+        a: '1',
+        b: '0',
+        c: '1',
+        d: '1',
+      });
+      expectObservable(heard('redisson_countdownlatch__channel__app:{t}:gate'), '^ 30ms !').toBe('r 4ms a 9ms b 4ms c 4ms d', {
+        r: 'r',
+        a: '1',
+        b: '0',
+        c: '1',
+        d: '1',
+      });
+      expectObservable(heard('redisson_countdownlatch__channel__{gate}'), '^ 30ms !').toBe('r 4ms a 9ms b', { r: 'r', a: '1', b: '0' });
+      const tagged = counter!.latch('app:{t}:gate');
+      const plain = counter!.latch('gate');
+      ts.schedule(() => void (tagged.trySetCount(2), plain.trySetCount(1)), 5);
+      ts.schedule(() => void tagged.countDown(), 10);
+      ts.schedule(() => void (tagged.countDown(), plain.countDown()), 15);
+      ts.schedule(() => void tagged.trySetCount(1), 20);
+      ts.schedule(() => void tagged.delete(), 25);
+    });
+  });
+
   it('completes in the frame the `0` arrives, without reading the count again (1 ms latency)', () => {
     const ts = createTestScheduler();
     ts.run(({ expectObservable, cold }) => {

@@ -1,7 +1,7 @@
 import { firstValueFrom } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { LockTimeoutError, type LockClient } from '../src/index.js';
-import { sleep } from './support/leaks.js';
+import { eventually, sleep } from './support/leaks.js';
 import { RedissonPeer } from './support/redisson.js';
 import { sharedRedis } from './support/sharedRedis.js';
 
@@ -53,5 +53,26 @@ describe('interoperability with Redisson’s RLock on the same Redis', () => {
     expect(await peer.unlock('jobs', 3)).toBe(0);
     expect(await peer.unlock('jobs', 3)).toBe(1);
     expect(await client.isLocked('jobs')).toBe(false);
+  });
+});
+
+describe('interoperability with Redisson’s RCountDownLatch on the same Redis', () => {
+  const scene = sharedRedis();
+
+  it('a Redisson awaiter of a latch whose name has its own hash tag hears rxlock open it', async () => {
+    const client = scene.client({ clientId: 'node-svc' });
+    // Redisson's channel wraps the whole name in braces, tag or not; rxlock's own keeps the name's tag.
+    const listener = scene.server.client();
+    await listener.subscribe('redisson_countdownlatch__channel__{app:{t}:gate}');
+    const messages: string[] = [];
+    listener.on('message', (_channel: string, text: string) => messages.push(text));
+    const gate = client.latch('app:{t}:gate');
+    expect(await gate.trySetCount(2)).toBe(true);
+    expect(await gate.countDown()).toBe(1);
+    expect(await gate.countDown()).toBe(0);
+    await listener.ping();
+    expect(await eventually(() => messages.length === 2)).toBe(true);
+    expect(messages).toEqual(['1', '0']);
+    listener.disconnect();
   });
 });

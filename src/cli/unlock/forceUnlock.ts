@@ -13,6 +13,7 @@ import { plural } from '../render/format.js';
 import { fairArgv } from '../../primitives/fairLock/fairQueue.js';
 import { fairLockKeys } from '../../primitives/fairLock/fairLockKeys.js';
 import { fairLockForceUnlockScript } from './fairLockForceUnlockScript.js';
+import { latchKeys, latchPublishArgs } from '../../primitives/latch/latchKeys.js';
 import { latchOpenScript } from './latchOpenScript.js';
 import { leasedSemaphoreRevokeScript } from './leasedSemaphoreRevokeScript.js';
 import { readWriteLockForceUnlockScript } from './readWriteLockForceUnlockScript.js';
@@ -92,7 +93,9 @@ export function planForceUnlock(object: LockObject): ForceUnlockPlan {
       return {
         description: `Open latch "${name}" (count ${object.count} → 0) and release everyone awaiting it.`,
         run: async (connection) => {
-          const opened = await runScript(connection, name, latchOpenScript, [keys.main, keys.ops, keys.latchChannel], (publish) => [publish]);
+          const opened = await runScript(connection, name, latchOpenScript, [keys.main, keys.ops, keys.latchChannel], (publish) =>
+            latchPublishArgs(latchKeys(name), publish),
+          );
           return opened ? `opened latch "${name}"` : `latch "${name}" was already open`;
         },
       };

@@ -8,7 +8,7 @@ import { abortable } from '../abortable.js';
 import { runFor } from '../lock/queries.js';
 import { checkWaitOptions } from '../semaphore/checkPermits.js';
 import { newOpId } from '../semaphore/opMemory.js';
-import { latchKeys, type LatchKeys } from './latchKeys.js';
+import { latchKeys, latchPublishArgs, type LatchKeys } from './latchKeys.js';
 import { countDownScript, deleteLatchScript, getCountScript, trySetCountScript } from './latchScripts.js';
 import { latchWakePolicy, ZeroWatch } from './zeroWatch.js';
 
@@ -49,7 +49,7 @@ export function latch(core: ClientCore, name: string): CountDownLatch {
   const site = callSite('latch', name);
   assertName(name, site);
   const keys = latchKeys(core.keyPrefix + name);
-  const publish = (): string => core.connection.publishCommand;
+  const publishing = (): string[] => latchPublishArgs(keys, core.connection.publishCommand);
   return {
     name,
     await$: (options) =>
@@ -59,11 +59,11 @@ export function latch(core: ClientCore, name: string): CountDownLatch {
       }),
     trySetCount: async (count) => {
       assertCount(count, 'count', `${site}.trySetCount`, 1);
-      return runFor(core, name, trySetCountScript, [keys.count, keys.channel], [count, publish()]);
+      return runFor(core, name, trySetCountScript, [keys.count, keys.channel], [count, ...publishing()]);
     },
-    countDown: () => runFor(core, name, countDownScript, [keys.count, keys.channel, keys.ops], [newOpId(), publish()]),
+    countDown: () => runFor(core, name, countDownScript, [keys.count, keys.channel, keys.ops], [newOpId(), ...publishing()]),
     getCount: () => runFor(core, name, getCountScript, [keys.count], []),
-    delete: () => runFor(core, name, deleteLatchScript, [keys.count, keys.channel, keys.ops], [publish()]),
+    delete: () => runFor(core, name, deleteLatchScript, [keys.count, keys.channel, keys.ops], publishing()),
   };
 }
 

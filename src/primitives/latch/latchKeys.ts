@@ -10,6 +10,12 @@ export interface LatchKeys {
    * puts the channel in another cluster slot; rxlock then leaves them out (see `latchChannel`).
    */
   readonly channel: string;
+  /**
+   * Redisson's own channel where it differs from `channel` (a name with a hash tag of its own), else undefined.
+   * Outside the name's slot, so it is published on only with classic PUBLISH (passed as an argument, not a
+   * key): that way Redisson's awaiters of a tagged latch hear rxlock open it.
+   */
+  readonly redissonChannel: string | undefined;
   /** HASH op id → count left after recent `countDown` calls, so a re-sent one counts once; deleted when the latch opens, else expires by itself. Ours. */
   readonly ops: string;
 }
@@ -23,6 +29,12 @@ export function latchKeys(fullName: string): LatchKeys {
   return {
     count: fullName,
     channel: latchChannel(fullName),
+    redissonChannel: fullName.includes('{') ? `redisson_countdownlatch__channel__{${fullName}}` : undefined,
     ops: prefixed('rxlock_ops', fullName),
   };
+}
+
+/** The latch scripts' last arguments: the publish command, then Redisson's own channel where it differs and classic PUBLISH can reach it. */
+export function latchPublishArgs(keys: LatchKeys, publish: string): string[] {
+  return keys.redissonChannel !== undefined && publish === 'publish' ? [publish, keys.redissonChannel] : [publish];
 }

@@ -14,7 +14,15 @@ if kind${index} ~= 'none' and kind${index} ~= '${expected}' then
 end`;
 }
 
-/** KEYS: count, channel. ARGV: count, publish command. Redisson's trySetCount: sets the count only if there is none and publishes `1`; 1 if it did. */
+/**
+ * Every script that publishes also publishes on the channel its last, optional argument names (Redisson's own,
+ * with classic PUBLISH; see `LatchKeys.redissonChannel`).
+ */
+function luaAlsoPublish(argument: number, message: string): string {
+  return `if ARGV[${argument}] then redis.call('publish', ARGV[${argument}], '${message}') end`;
+}
+
+/** KEYS: count, channel. ARGV: count, publish command, [Redisson's channel]. Redisson's trySetCount: sets the count only if there is none and publishes `1`; 1 if it did. */
 export const trySetCountScript = defineScript<boolean>({
   name: 'latch.trySetCount',
   lua: `
@@ -24,20 +32,22 @@ if kind1 ~= 'none' then
 end
 redis.call('set', KEYS[1], ARGV[1])
 redis.call(ARGV[2], KEYS[2], '1')
+${luaAlsoPublish(3, '1')}
 return 1
 `,
-  memory: (db, [count = '', channel = ''], [value = '']) => {
+  memory: (db, [count = '', channel = ''], [value = '', , also]) => {
     assertKind(db, count, 'string');
     if (db.exists(count) === 1) return 0;
     db.set(count, value);
     db.publish(channel, '1');
+    if (also !== undefined) db.publish(also, '1');
     return 1;
   },
   parse: (reply) => int(reply) === 1,
 });
 
 /**
- * KEYS: count, channel, ops. ARGV: op id, publish command.
+ * KEYS: count, channel, ops. ARGV: op id, publish command, [Redisson's channel].
  * Redisson's countDown: decrements; at zero the key is deleted and `0` published. Answers the count left
  * (0 when there was no latch, which stays so). The op id makes a re-sent copy answer the same without
  * counting again: Redisson never retries countDown for this reason, but ioredis re-sends in-flight commands.
@@ -63,9 +73,10 @@ if left > 0 then
 end
 redis.call('del', KEYS[1], KEYS[3])
 redis.call(ARGV[2], KEYS[2], '0')
+${luaAlsoPublish(3, '0')}
 return 0
 `,
-  memory: (db, [count = '', channel = '', ops = ''], [op = '']) => {
+  memory: (db, [count = '', channel = '', ops = ''], [op = '', , also]) => {
     assertKind(db, count, 'string');
     assertKind(db, ops, 'hash');
     const seen = db.hget(ops, op);
@@ -79,6 +90,7 @@ return 0
     }
     db.del(count, ops);
     db.publish(channel, '0');
+    if (also !== undefined) db.publish(also, '0');
     return 0;
   },
   parse: int,
@@ -99,7 +111,7 @@ return math.max(0, tonumber(redis.call('get', KEYS[1]) or '0') or 0)
   parse: int,
 });
 
-/** KEYS: count, channel, ops. ARGV: publish command. Redisson's delete: 1 (and `1` published) if there was a count. */
+/** KEYS: count, channel, ops. ARGV: publish command, [Redisson's channel]. Redisson's delete: 1 (and `1` published) if there was a count. */
 export const deleteLatchScript = defineScript<boolean>({
   name: 'latch.delete',
   lua: `
@@ -107,15 +119,17 @@ ${luaCheck(1, 'string')}
 redis.call('del', KEYS[3])
 if redis.call('del', KEYS[1]) == 1 then
   redis.call(ARGV[1], KEYS[2], '1')
+  ${luaAlsoPublish(2, '1')}
   return 1
 end
 return 0
 `,
-  memory: (db, [count = '', channel = '', ops = '']) => {
+  memory: (db, [count = '', channel = '', ops = ''], [, also]) => {
     assertKind(db, count, 'string');
     db.del(ops);
     if (db.del(count) === 1) {
       db.publish(channel, '1');
+      if (also !== undefined) db.publish(also, '1');
       return 1;
     }
     return 0;
