@@ -22,14 +22,21 @@ export interface LatchKeys {
 
 /** The latch's channel, in the count's cluster slot. */
 export function latchChannel(fullName: string): string {
-  return fullName.includes('{') ? `redisson_countdownlatch__channel__${fullName}` : `redisson_countdownlatch__channel__{${fullName}}`;
+  return fullName.includes('{') ? `${LATCH_CHANNEL_PREFIX}${fullName}` : redissonLatchChannel(fullName);
+}
+
+const LATCH_CHANNEL_PREFIX = 'redisson_countdownlatch__channel__';
+
+/** Redisson's latch channel: the whole name in braces, whether it has a hash tag of its own or not. */
+function redissonLatchChannel(fullName: string): string {
+  return `${LATCH_CHANNEL_PREFIX}{${fullName}}`;
 }
 
 export function latchKeys(fullName: string): LatchKeys {
   return {
     count: fullName,
     channel: latchChannel(fullName),
-    redissonChannel: fullName.includes('{') ? `redisson_countdownlatch__channel__{${fullName}}` : undefined,
+    redissonChannel: fullName.includes('{') ? redissonLatchChannel(fullName) : undefined,
     ops: prefixed('rxlock_ops', fullName),
   };
 }

@@ -64,6 +64,7 @@ export function leasedSemaphore(core: ClientCore, name: string): LeasedSemaphore
   assertName(name, site);
   const fullName = core.keyPrefix + name;
   const keys = leasedSemaphoreKeys(fullName);
+  const policy = permitWakePolicy(core, keys.channel);
   const publish = (): string => core.connection.publishCommand;
   return {
     name,
@@ -91,7 +92,7 @@ export function leasedSemaphore(core: ClientCore, name: string): LeasedSemaphore
             owner,
             waitMs: options?.waitMs,
             channel: keys.channel,
-            policy: permitWakePolicy(core, keys.channel),
+            policy,
             attempt: () =>
               core.connection
                 .run(leasedAcquireScript, [keys.count, keys.timeouts, keys.channel], [permits, ttl, publish(), ...ids])

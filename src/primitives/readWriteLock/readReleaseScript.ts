@@ -11,8 +11,9 @@ import { parseReadWriteRelease, type ReadWriteRelease } from './releaseReply.js'
  * order; an owner's holds here end in any order (each has its own lease), so the key that runs out first
  * goes and the last one takes its place: the keys left never run out before the holds left (with the last
  * key dropped, a short first hold running out cut a longer second one down to its own end). While the
- * writer holds the lock (its own read holds after a downgrade) nothing else changes. Otherwise the hash lives on for the longest remaining reader timeout, so readers that died
- * (their timeout keys ran out) no longer count; when none remains the lock is deleted and `0` published.
+ * writer holds the lock (its own read holds after a downgrade) nothing else changes. Otherwise the hash
+ * lives on for the longest remaining reader timeout, so readers that died (their timeout keys ran out)
+ * no longer count; when none remains the lock is deleted and `0` published.
  * When the TTL got shorter, `0` is published too (Redisson does not): a waiting writer's TTL fallback was
  * timed by the old TTL, so one waiter is woken to read the new one.
  */
@@ -39,10 +40,14 @@ else
   redis.call('hdel', KEYS[1], ARGV[1])
 end
 local last = KEYS[3] .. ':' .. count
-local drop, least = count, expiresIn(last)
-for i = count - 1, 1, -1 do
-  local left = expiresIn(KEYS[3] .. ':' .. i)
-  if left < least then drop, least = i, left end
+-- With one hold (the common case) its key is the one that goes: nothing to compare.
+local drop = count
+if count > 1 then
+  local least = expiresIn(last)
+  for i = count - 1, 1, -1 do
+    local left = expiresIn(KEYS[3] .. ':' .. i)
+    if left < least then drop, least = i, left end
+  end
 end
 if drop == count then
   redis.call('del', last)
@@ -117,7 +122,7 @@ function expiresIn(db: MemoryDb, key: string): number {
 function dropShortestTimeout(db: MemoryDb, prefix: string, count: number): void {
   const last = `${prefix}:${count}`;
   let drop = count;
-  let least = expiresIn(db, last);
+  let least = count > 1 ? expiresIn(db, last) : -Infinity;
   for (let i = count - 1; i >= 1; i--) {
     const left = expiresIn(db, `${prefix}:${i}`);
     if (left < least) {

@@ -47,6 +47,7 @@ export function semaphore(core: ClientCore, name: string): Semaphore {
   const site = callSite('semaphore', name);
   assertName(name, site);
   const keys = semaphoreKeys(core.keyPrefix + name);
+  const policy = permitWakePolicy(core, keys.channel);
   const publish = (): string => core.connection.publishCommand;
   return {
     name,
@@ -66,7 +67,7 @@ export function semaphore(core: ClientCore, name: string): Semaphore {
             owner,
             waitMs: options?.waitMs,
             channel: keys.channel,
-            policy: permitWakePolicy(core, keys.channel),
+            policy,
             attempt: () =>
               core.connection
                 .run(semaphoreAcquireScript, [keys.count, keys.holds], [permits, holdId])
