@@ -55,13 +55,46 @@ describe('multiLock$ in virtual time (memory store, 1 ms latency)', () => {
     });
   });
 
-  it('is held while every member is, until the earliest member deadline', () => {
+  it('sets every member to the fixed lease once all are held, so that the lease counts from then', () => {
+    const ts = createTestScheduler();
+    ts.run(({ expectObservable, cold }) => {
+      const { store, clients } = memoryClients(ts, 1);
+      // granted at 1, 2 and 3 under the watchdog (30 ms); the fixes go out at 3, run and are confirmed at 4:
+      // every deadline is 3 + 100 - (1 + 2), and every key lives 100 ms from 4
+      const lease$ = clients[0]!
+        .multiLock$(['a', 'b', 'c'], { leaseMs: 100 })
+        .pipe(map((lease) => [lease.held, lease.members.map((member) => member.deadline)]));
+      expectObservable(lease$, '^ 50ms !').toBe('----x', { x: [true, [100, 100, 100]] });
+      const ttls = cold('5ms a').pipe(map(() => ['a', 'b', 'c'].map((name) => store.db.pttl(name))));
+      expectObservable(ttls).toBe('5ms a', { a: [99, 99, 99] });
+    });
+  });
+
+  it('never shortens a member that an enclosing withLock$ holds: its key is only lengthened', () => {
     const ts = createTestScheduler();
     ts.run(({ expectObservable }) => {
-      const { clients } = memoryClients(ts, 1);
-      // attempts sent at 0, 1 and 2 with a 100 ms lease each: deadlines 0 + 100 - (1 + 2), 98 and 99
-      const lease$ = clients[0]!.multiLock$(['a', 'b', 'c'], { leaseMs: 100 }).pipe(map((lease) => [lease.held, lease.deadline]));
-      expectObservable(lease$, '^ 50ms !').toBe('---x', { x: [true, 97] });
+      const { store, clients } = memoryClients(ts, 1);
+      const [client] = clients;
+      // the outer hold of a lives 500 ms from 1; the multi-lock re-enters a, takes b, fixes both at 3 (run at 4)
+      const ttls$ = client!.withLock$('a', () => client!.multiLock$(['a', 'b'], { leaseMs: 100 }).pipe(map(() => [store.db.pttl('a'), store.db.pttl('b')])), {
+        leaseMs: 500,
+      });
+      expectObservable(ttls$, '^ 50ms !').toBe('----x', { x: [497, 100] });
+    });
+  });
+
+  it('keeps early members while a later one is awaited for longer than the fixed lease, then expires them together', () => {
+    const ts = createTestScheduler();
+    ts.run(({ expectObservable, cold }) => {
+      const { store, clients } = memoryClients(ts, 2);
+      const [multi, blocker] = clients;
+      expectObservable(blocker!.lock$('c').pipe(map(() => 'B')), '^ 150ms !').toBe('- B');
+      // c is handed over when the blocker lets go at 150 (granted at 153); the fixes go out then and are confirmed at 154
+      const lease$ = multi!.multiLock$(['a', 'b', 'c'], { leaseMs: 100 }).pipe(map((lease) => lease.deadline));
+      expectObservable(lease$).toBe('154ms x 95ms #', { x: 250 }, new LockLostError('a', '#1', 'expired'));
+      // a and b outlive their 100 ms under the watchdog; all three are released once the lease ran out
+      const held = cold('140ms a 199ms b').pipe(map(() => lockNames(store)));
+      expectObservable(held).toBe('140ms a 199ms b', { a: 'a,b,c', b: '' });
     });
   });
 });

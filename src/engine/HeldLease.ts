@@ -5,6 +5,7 @@ import { driftFor, type ClientCore, type Tracked } from './ClientCore.js';
 import type { LockKind } from './events.js';
 import type { Lease } from './Lease.js';
 import type { ReplyObserver } from '../store/Store.js';
+import { ExpiryFix } from './ExpiryFix.js';
 import type { RenewEntry, RenewTarget } from './Renewer.js';
 import { send, type Command } from './send.js';
 import type { LinkedNode } from '../util/LinkedSet.js';
@@ -83,7 +84,7 @@ export class HeldLease implements Lease, RenewEntry {
       core.renewer.add(this, sentAt, now);
     } else if (expiry.type === 'fixed') {
       this.heldUntil = sentAt + expiry.ms - driftFor(core.settings, expiry.ms);
-      this.#timer = core.scheduler.schedule(() => this.lose('expired'), Math.max(0, this.heldUntil - this.acquiredAt));
+      this.#loseAt(this.heldUntil, 'expired', now);
     }
     if (core.events.observed) {
       core.events.emit({
@@ -175,6 +176,30 @@ export class HeldLease implements Lease, RenewEntry {
     this.#onLost.lost(error);
   }
 
+  /**
+   * @internal Turns this watchdog-renewed lease into a fixed one of `ms`, counted from now (`multiLock$`, once
+   * every member is held). `onFixed` hears when Redis confirmed it; a failure loses the lease.
+   */
+  fixExpiry(ms: number, onFixed: () => void): void {
+    const { core, expiry } = this.#spec;
+    if (this.#state !== 'held' || expiry.type !== 'watchdog') return;
+    const command = expiry.renewKind.fix?.(expiry, ms);
+    if (command === undefined) throw new TypeError(`rxlock: ${this.name}: a ${this.#spec.kind} lease cannot be set to a fixed lease`);
+    // Off the watchdog before the command leaves: a renewal sent after it would lengthen the key again. Until
+    // the reply, the last renewal's deadline stands.
+    core.renewer.remove(this);
+    this.#loseAt(this.heldUntil, 'unconfirmed');
+    new ExpiryFix(core, this, command, ms, onFixed).send();
+  }
+
+  /** @internal The fixed lease of `ms` asked for at `sentAt` was confirmed. */
+  expiryFixed(sentAt: number, ms: number, onFixed: () => void): void {
+    if (this.#state !== 'held') return;
+    this.heldUntil = sentAt + ms - driftFor(this.#spec.core.settings, ms);
+    this.#loseAt(this.heldUntil, 'expired');
+    onFixed();
+  }
+
   /** @internal A renewal was confirmed. */
   renewed(): void {
     const { core, kind } = this.#spec;
@@ -209,6 +234,11 @@ export class HeldLease implements Lease, RenewEntry {
   #whenEnded(callback: (error: unknown) => void): void {
     if (this.#outcome === undefined) callback(undefined);
     else this.#outcome.whenDone(callback);
+  }
+
+  #loseAt(at: number, reason: LockLostReason, now = this.#spec.core.scheduler.now()): void {
+    this.#timer?.unsubscribe();
+    this.#timer = this.#spec.core.scheduler.schedule(() => this.lose(reason), Math.max(0, at - now));
   }
 
   #stop(state: State, reason: unknown): void {

@@ -1,6 +1,6 @@
 import type { SchedulerLike, Subscription } from 'rxjs';
 import type { Script } from '../store/Script.js';
-import type { StoreConnection } from '../store/Store.js';
+import type { ScriptCall, StoreConnection } from '../store/Store.js';
 import { LinkedSet, type LinkedNode } from '../util/LinkedSet.js';
 
 /** How holds of one kind are renewed together: one script call renews a batch of them. */
@@ -8,6 +8,8 @@ export interface RenewKind {
   readonly script: Script<readonly number[]>;
   /** Keys and arguments for one call renewing `targets` to `ttlMs`. The reply has one 1 (renewed) or 0 (gone) per target. */
   pack(targets: readonly RenewTarget[], ttlMs: number): { keys: string[]; args: (string | number)[] };
+  /** One hold set to a fixed TTL of `ttlMs` (`multiLock$`), replying as a renewal of it would; only locks have it. */
+  fix?(target: RenewTarget, ttlMs: number): ScriptCall<readonly number[]>;
 }
 
 /** What renewing one hold takes: its kind, its main key (batches are grouped by its cluster slot) and the kind-specific field (the owner's, for a lock). */

@@ -82,6 +82,27 @@ describeStores('multiLock$ contract', (fixture) => {
     expect(await eventually(async () => !(await client.isLocked('l-a')) && !(await client.isLocked('l-c')))).toBe(true);
   });
 
+  it('gives every member the fixed lease from the moment all are held, however long a later member was awaited', async () => {
+    const f = fixture();
+    const blocker = await f.client().acquire('t-c');
+    const client = f.client();
+    const ttls = lastValueFrom(
+      client.multiLock$(['t-a', 't-b', 't-c'], { leaseMs: 2_000 }).pipe(
+        switchMap(() => Promise.all(['t-a', 't-b', 't-c'].map((name) => f.pttl(name)))),
+        take(1),
+      ),
+    );
+    // t-a and t-b are held while t-c is awaited for 600 ms: counted from their own grants they would have 1.4 s left
+    expect(await eventually(async () => (await client.isLocked('t-a')) && (await client.isLocked('t-b')))).toBe(true);
+    await sleep(600);
+    await blocker.release();
+    for (const ttl of await ttls) {
+      expect(ttl).toBeGreaterThan(1_700);
+      expect(ttl).toBeLessThanOrEqual(2_000);
+    }
+    expect(await eventually(async () => (await f.keys()).length === 0)).toBe(true);
+  });
+
   it('holds every member with one owner, counts duplicates once, and keeps lock$ holders of a member out', async () => {
     const f = fixture();
     const client = f.client({ clientId: 'multi' });

@@ -1,5 +1,6 @@
 import type { RenewKind } from '../../engine/Renewer.js';
 import { defineScript, int, list } from '../../store/Script.js';
+import { lockFixLeaseScript } from './fixLeaseScript.js';
 
 /**
  * KEYS: lock1, holds1, lock2, holds2, ...  ARGV: ttlMs, field1, field2, ...
@@ -40,5 +41,6 @@ export function lockRenewKind(holdsKeyOf: (lockKey: string) => string): RenewKin
       keys: entries.flatMap((entry) => [entry.key, holdsKeyOf(entry.key)]),
       args: [ttlMs, ...entries.map((entry) => entry.field)],
     }),
+    fix: (target, ttlMs) => ({ script: lockFixLeaseScript, keys: [target.key, holdsKeyOf(target.key)], args: [ttlMs, target.field] }),
   };
 }

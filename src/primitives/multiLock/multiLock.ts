@@ -41,15 +41,28 @@ function multiHold$(core: ClientCore, members: readonly string[], options: LockO
     const common = options.owner ?? core.newOwner();
     const holds: Subscription[] = [];
     const leases: HeldLease[] = [];
+    const { leaseMs } = options;
+    // Several members with a fixed lease are held under the watchdog until the last one is had, then all are
+    // set to the fixed lease at once: counted from each member's own grant, an early member's lease would run
+    // out while a later one is awaited.
+    const fixLater = leaseMs !== undefined && members.length > 1;
+    const emit = (): void => {
+      subscriber.next(new HeldMultiLease(leases, common, scheduler.now()));
+    };
+    const fixAll = (ms: number): void => {
+      let left = leases.length;
+      for (const lease of leases) lease.fixExpiry(ms, () => --left === 0 && emit());
+    };
     const acquireFrom = (index: number): void => {
       const member = members[index];
       if (member === undefined) {
-        subscriber.next(new HeldMultiLease(leases, common, scheduler.now()));
+        if (fixLater) fixAll(leaseMs);
+        else emit();
         return;
       }
       const remaining = deadline === undefined ? undefined : Math.max(0, deadline - scheduler.now());
       // Listed rather than spread: `{ ...options, waitMs }` takes V8's slow path (about 1 µs a call on Node 20).
-      const memberOptions: LockOptions = { leaseMs: options.leaseMs, owner: options.owner, fencing: options.fencing, waitMs: remaining };
+      const memberOptions: LockOptions = { leaseMs: fixLater ? undefined : leaseMs, owner: options.owner, fencing: options.fencing, waitMs: remaining };
       const hold = lockHold$(core, member, memberOptions, ownerFor(core, member, options.owner, common)).subscribe({
         next: (lease) => {
           leases.push(lease);
