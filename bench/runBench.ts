@@ -7,9 +7,10 @@ import { latencyHistogram, summarize } from './histogram.js';
 import type { BenchOptions } from './options.js';
 import { checkTargets } from './report/targets.js';
 import type { BenchResults, LockScenarioResult } from './results.js';
-import { runEndurance, type EnduranceFigures } from './scenarios/endurance.js';
+import { runIsolated } from './isolated.js';
+import type { EnduranceFigures } from './scenarios/endurance.js';
 import { LOCK_SCENARIOS } from './scenarios/lockScenarios.js';
-import { runManyHeld, type ManyHeldFigures } from './scenarios/manyHeld.js';
+import type { ManyHeldFigures } from './scenarios/manyHeld.js';
 import { measurePing } from './scenarios/ping.js';
 import { runLockScenario } from './scenarios/runLockScenario.js';
 import { openServer } from './server.js';
@@ -29,29 +30,6 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
   const ping = { backToBack: latencyHistogram(), afterPause: latencyHistogram() };
   progress(`${server.description}; keys marked ${keyMarker}`);
   try {
-    // The heap figures come first, in a process that has run no other library yet. Run after the lock
-    // scenarios, the endurance run started with closed connections of their windows still in the heap (72
-    // sockets and their parsers, in one heap snapshot), freed during the run: the heap "shrank" by up to 11 %.
-    const endurance: EnduranceFigures[] = [];
-    if (options.scenarios.includes('endurance')) {
-      for (const primitive of primitives) {
-        progress(`endurance: ${primitive.label}, ${options.enduranceCycles.toLocaleString('en-US')} cycles`);
-        endurance.push(
-          await runEndurance(server, primitive, { cycles: options.enduranceCycles, workers: ENDURANCE_WORKERS, keys: ENDURANCE_KEYS, keyMarker, progress }),
-        );
-      }
-    }
-
-    const manyHeld: ManyHeldFigures[] = [];
-    if (options.scenarios.includes('held')) {
-      for (const primitive of primitives) {
-        progress(`many held: ${primitive.label}, ${options.heldLocks.toLocaleString('en-US')} locks`);
-        manyHeld.push(
-          await runManyHeld(server, primitive, { locks: options.heldLocks, watchdogTimeoutMs: options.heldWatchdogMs, ticks: options.heldTicks, keyMarker }),
-        );
-      }
-    }
-
     const lockScenarios: LockScenarioResult[] = [];
     for (const scenario of LOCK_SCENARIOS) {
       if (!options.scenarios.includes(scenario.id)) continue;
@@ -67,6 +45,25 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
       lockScenarios.push({ scenario, figures });
     }
     if (ping.backToBack.totalCount === 0) await measurePing(server, ping, options.pingsPerRound);
+
+    // The heap figures are measured in a child process each, whose heap holds nothing of the scenarios before: see `runIsolated`.
+    const manyHeld: ManyHeldFigures[] = [];
+    if (options.scenarios.includes('held')) {
+      for (const primitive of primitives) {
+        progress(`many held: ${primitive.label}, ${options.heldLocks.toLocaleString('en-US')} locks`);
+        const settings = { locks: options.heldLocks, watchdogTimeoutMs: options.heldWatchdogMs, ticks: options.heldTicks, keyMarker };
+        manyHeld.push(await runIsolated<ManyHeldFigures>({ scenario: 'held', primitive: primitive.id, settings }, server.url, progress));
+      }
+    }
+
+    const endurance: EnduranceFigures[] = [];
+    if (options.scenarios.includes('endurance')) {
+      for (const primitive of primitives) {
+        progress(`endurance: ${primitive.label}, ${options.enduranceCycles.toLocaleString('en-US')} cycles`);
+        const settings = { cycles: options.enduranceCycles, workers: ENDURANCE_WORKERS, keys: ENDURANCE_KEYS, keyMarker };
+        endurance.push(await runIsolated<EnduranceFigures>({ scenario: 'endurance', primitive: primitive.id, settings }, server.url, progress));
+      }
+    }
 
     const results: Omit<BenchResults, 'targets'> = {
       info: {

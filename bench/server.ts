@@ -5,6 +5,8 @@ import { startRedis } from '../test/support/redisServer.js';
 export interface BenchServer {
   /** What it is, for the report: version and address, and whether the bench started it. */
   readonly description: string;
+  /** Where it listens, for child processes of the bench (may carry a password: never printed). */
+  readonly url: string;
   /** Uncounted connection for setup and inspection. */
   readonly admin: Redis;
   /** A new connection to the server; the caller closes it. */
@@ -42,6 +44,7 @@ export async function openServer(redisUrl: string | undefined): Promise<BenchSer
   };
   return {
     description: `redis-server ${version} on ${where}`,
+    url,
     admin,
     connect,
     keys,
