@@ -97,4 +97,16 @@ describe('multiLock$ in virtual time (memory store, 1 ms latency)', () => {
       expectObservable(held).toBe('140ms a 199ms b', { a: 'a,b,c', b: '' });
     });
   });
+
+  it('retries a fix that failed while its outcome is known, and emits once the retries went through', () => {
+    const ts = createTestScheduler();
+    ts.run(({ expectObservable, cold }) => {
+      const { store, clients } = memoryClients(ts, 2, { commandTimeoutMs: 40 });
+      const [multi, blocker] = clients;
+      expectObservable(blocker!.lock$('c').pipe(map(() => 'B')), '^ 20ms !').toBe('- B');
+      // Redis refuses connections from 22 to 28: the fixes sent at 23 fail and are retried every 4 ms (commandTimeoutMs / 10); those sent at 31 are confirmed at 32
+      cold('22ms a 5ms b').subscribe((fault) => store.setFault(fault === 'a' ? 'unavailable' : 'none'));
+      expectObservable(multi!.multiLock$(['a', 'b', 'c'], { leaseMs: 100 }).pipe(map((lease) => lease.deadline)), '^ 60ms !').toBe('32ms x', { x: 31 + 97 });
+    });
+  });
 });
