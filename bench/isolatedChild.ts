@@ -9,8 +9,12 @@ import { openServer } from './server.js';
 const send = (message: IsolatedMessage): void => {
   process.send?.(message);
 };
-const task = JSON.parse(process.env[TASK_ENV] ?? '{}') as IsolatedTask;
-const server = await openServer(process.env[URL_ENV]);
+const taskJson = process.env[TASK_ENV];
+const url = process.env[URL_ENV];
+// Without them this would start a redis-server of its own and measure against another server than the run.
+if (taskJson === undefined || url === undefined) throw new Error(`bench: isolatedChild.ts runs only as runIsolated's child (${TASK_ENV}, ${URL_ENV})`);
+const task = JSON.parse(taskJson) as IsolatedTask;
+const server = await openServer(url);
 try {
   const primitive = RXLOCK_PRIMITIVES.find((candidate) => candidate.id === task.primitive);
   if (primitive === undefined) throw new Error(`unknown rxlock primitive ${JSON.stringify(task.primitive)}`);

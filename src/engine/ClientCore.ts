@@ -60,3 +60,8 @@ export interface ClientCore {
 export function driftFor(settings: EngineSettings, ttlMs: number): number {
   return Math.ceil(ttlMs * settings.driftFactor) + settings.driftMs;
 }
+
+/** The pause before a release or a lease change whose outcome is unknown is sent again. */
+export function retryPauseMs(settings: EngineSettings): number {
+  return Math.min(1_000, settings.commandTimeoutMs / 10);
+}

@@ -1,5 +1,5 @@
 import type { ReplyObserver, ScriptCall } from '../store/Store.js';
-import type { ClientCore } from './ClientCore.js';
+import { retryPauseMs, type ClientCore } from './ClientCore.js';
 import { send } from './send.js';
 import { isTransient } from './toLockError.js';
 
@@ -47,8 +47,13 @@ export class ExpiryFix implements ReplyObserver<readonly number[]> {
     const core = this.#core;
     const lease = this.#lease;
     if (!lease.held) return;
-    const pause = Math.min(1_000, core.settings.commandTimeoutMs / 10);
-    if (isTransient(error) && core.scheduler.now() + pause < lease.heldUntil) core.scheduler.schedule(() => this.#lease.held && this.send(), pause);
-    else lease.lose('unconfirmed');
+    const pause = retryPauseMs(core.settings);
+    if (!isTransient(error) || core.scheduler.now() + pause >= lease.heldUntil) {
+      lease.lose('unconfirmed');
+      return;
+    }
+    core.scheduler.schedule(() => {
+      if (lease.held) this.send();
+    }, pause);
   }
 }

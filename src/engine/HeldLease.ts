@@ -1,7 +1,7 @@
 import { Observable, type Subscription } from 'rxjs';
 import { LockLostError, type LockLostReason } from '../errors/LockLostError.js';
 import { NotLockOwnerError } from '../errors/NotLockOwnerError.js';
-import { driftFor, type ClientCore, type Tracked } from './ClientCore.js';
+import { driftFor, retryPauseMs, type ClientCore, type Tracked } from './ClientCore.js';
 import type { LockKind } from './events.js';
 import type { Lease } from './Lease.js';
 import type { ReplyObserver } from '../store/Store.js';
@@ -300,7 +300,7 @@ class ReleaseCall implements ReplyObserver<ReleaseReply>, Outcome {
     const { core } = this.#spec;
     if (isTransient(error) && core.scheduler.now() < this.#giveUpAt) {
       this.#retried = true;
-      core.scheduler.schedule(() => this.send(), Math.min(1_000, core.settings.commandTimeoutMs / 10));
+      core.scheduler.schedule(() => this.send(), retryPauseMs(core.settings));
       return;
     }
     this.#finish(toLockError(error, this.#lease.name, this.#lease.owner));

@@ -2,7 +2,7 @@ import { defineScript, int, list } from '../../store/Script.js';
 
 /**
  * KEYS: lock, holds. ARGV: ttlMs, field. Reply: `{1}` held by this owner, `{0}` not (the shape of
- * `lock.renew`'s reply for one hold, so that Redlock combines it alike).
+ * `lock.renew`'s reply for one hold: it is reached through the lock's `RenewKind`).
  *
  * Sets one hold's key to a fixed TTL (`multiLock$`, once every member is held). A key whose owner holds it
  * only this once gets exactly `ttlMs`, shorter than the watchdog's; one the owner also holds otherwise (an
