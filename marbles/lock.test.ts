@@ -1,4 +1,4 @@
-import { filter, map } from 'rxjs';
+import { filter, map, take } from 'rxjs';
 import { describe, it } from 'vitest';
 import { LockLostError, LockTimeoutError } from '../src/index.js';
 import { createTestScheduler, memoryClients } from './helpers.js';
@@ -49,6 +49,32 @@ describe('lock$ in virtual time (memory store, 1 ms latency)', () => {
       expectObservable(holder!.lock$('a').pipe(map(() => 'H')), '^ 19ms !').toBe('- H');
       // release sent at 20, runs at 21 and hands the lock over; its message arrives at 22 with the grant
       expectObservable(waiter!.lock$('a').pipe(map(() => 'W')), '--- ^ 30ms !').toBe('22ms W');
+    });
+  });
+
+  it('a waiter handed the lock that lets go in its first callback releases it, and leaves no key or subscription behind', () => {
+    const ts = createTestScheduler();
+    ts.run(({ expectObservable, cold }) => {
+      const { store, clients } = memoryClients(ts, 2);
+      const [holder, waiter] = clients;
+      expectObservable(holder!.lock$('a').pipe(map(() => 'H')), '^ 19ms !').toBe('- H');
+      // handed the lock at 22, the waiter lets go inside that emission: its release runs at 23
+      expectObservable(
+        waiter!.lock$('a').pipe(
+          take(1),
+          map(() => 'W'),
+        ),
+        '--- ^ 30ms !',
+      ).toBe('22ms (W|)');
+      const released = waiter!.events$.pipe(
+        filter((e) => e.type === 'released'),
+        map(() => 'R'),
+      );
+      expectObservable(released, '^ 30ms !').toBe('23ms R');
+      const channels = ['redisson_lock__channel:{a}', 'redisson_lock__channel:{a}:c2'];
+      // the waiter's channels stay subscribed for their 5 s grace after its wait ended, then go
+      const left = cold('22ms a 5s b', {}).pipe(map(() => `${store.db.keys().join(',')}|${channels.map((c) => store.db.numsub(c)).join(',')}`));
+      expectObservable(left).toBe('22ms a 5s b', { a: 'a|1,1', b: '|0,0' });
     });
   });
 

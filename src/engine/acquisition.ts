@@ -184,9 +184,14 @@ class Acquisition<G> implements WaiterCallbacks, Cancellable {
         this.#giveUp(new LockLostError(spec.name, spec.owner, 'unconfirmed'));
         return;
       }
-      this.#finish();
-      this.#leaveLines(true);
-      this.#handlers.granted(reply.grant, sentAt, now);
+      // The lease first, the tidying after (a timer to cancel, lines to leave): the holder's work starts sooner.
+      this.#done = true;
+      try {
+        this.#handlers.granted(reply.grant, sentAt, now);
+      } finally {
+        this.#finish();
+        this.#leaveLines(true);
+      }
       return;
     }
     if (spec.waitMs === 0) {
@@ -262,7 +267,6 @@ class Acquisition<G> implements WaiterCallbacks, Cancellable {
 
   #attempt(asWaiter: boolean, now = this.#spec.core.scheduler.now()): void {
     const spec = this.#spec;
-    this.#retryTimer?.unsubscribe();
     this.#again = false;
     this.#sentAt = now;
     const handed = spec.handedGrant?.(now);
@@ -270,6 +274,7 @@ class Acquisition<G> implements WaiterCallbacks, Cancellable {
       this.next(handed);
       return;
     }
+    this.#retryTimer?.unsubscribe();
     this.#inFlight = true;
     send(spec.core, spec.attempt(asWaiter, now), this, now);
   }
