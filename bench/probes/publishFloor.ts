@@ -1,0 +1,50 @@
+/**
+ * The least a pub/sub hand-off can take on this machine, for scale against the switch gap: after a 1 ms
+ * pause (as at the end of a contended hold), the round trip of a PING, and the time from sending to a
+ * subscriber on another connection getting the message, for a PUBLISH and for an EVALSHA of a script that
+ * does nothing but publish. No lock, no engine: raw ioredis. Interleaved, medians after a warm-up.
+ * Run: `node --import tsx bench/probes/publishFloor.ts` (`PROBE_ROUNDS`, default 3000).
+ */
+import { openServer } from '../server.js';
+import { sleep } from '../sleep.js';
+
+const ROUNDS = Number(process.env['PROBE_ROUNDS'] ?? 3_000);
+const WARM_UP = 200;
+
+const server = await openServer(process.env['REDIS_URL']);
+const sender = server.connect();
+const listener = server.connect();
+const channel = `rxbench-publish-floor-${String(Date.now())}`;
+await listener.subscribe(channel);
+let heard = (): void => undefined;
+listener.on('message', () => heard());
+const publishOnly = (await sender.script('LOAD', "redis.call('publish', KEYS[1], 'granted') return 1")) as string;
+
+/** Resolves when the subscriber got a message, after `send`. */
+const delivered = (send: () => Promise<unknown>): Promise<void> =>
+  new Promise<void>((resolve) => {
+    heard = resolve;
+    void send();
+  });
+
+const variants: readonly { readonly label: string; readonly run: () => Promise<unknown>; readonly ms: number[] }[] = [
+  { label: 'PING, round trip', run: () => sender.ping(), ms: [] },
+  { label: 'PUBLISH, to the message', run: () => delivered(() => sender.publish(channel, 'granted')), ms: [] },
+  { label: 'publish-only script, to the message', run: () => delivered(() => sender.evalsha(publishOnly, 1, channel)), ms: [] },
+];
+
+for (let round = 0; round < ROUNDS; round++) {
+  for (const variant of variants) {
+    await sleep(1);
+    const sentAt = performance.now();
+    await variant.run();
+    if (round >= WARM_UP) variant.ms.push(performance.now() - sentAt);
+  }
+}
+
+const median = (values: number[]): number => values.sort((a, b) => a - b)[values.length >> 1] ?? Number.NaN;
+console.log(`${server.description}; each after a 1 ms pause; medians of ${String(ROUNDS - WARM_UP)}`);
+for (const { label, ms } of variants) console.log(`${label.padEnd(38)} ${median(ms).toFixed(3)} ms`);
+sender.disconnect();
+listener.disconnect();
+await server.stop();
