@@ -39,6 +39,8 @@ export interface BenchResults {
   readonly ping: LatencySummary | undefined;
   /** PINGs each sent after a 1 ms pause (see `PingHistograms`). */
   readonly pingAfterPause: LatencySummary | undefined;
+  /** A publish-only script after the same pause, to its message at a subscriber (see `PingHistograms`). */
+  readonly publishAfterPause: LatencySummary | undefined;
   readonly lockScenarios: LockScenarioResult[];
   readonly manyHeld: ManyHeldFigures[];
   readonly endurance: EnduranceFigures[];

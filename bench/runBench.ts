@@ -3,7 +3,7 @@ import { cpus, loadavg } from 'node:os';
 import { CONTENDERS } from './contenders/index.js';
 import { RXLOCK_PRIMITIVES } from './contenders/rxlockObservables.js';
 import { canCollect } from './heap.js';
-import { latencyHistogram, summarize } from './histogram.js';
+import { summarize } from './histogram.js';
 import type { BenchOptions } from './options.js';
 import { checkTargets } from './report/targets.js';
 import type { BenchResults, LockScenarioResult } from './results.js';
@@ -11,7 +11,7 @@ import { runIsolated } from './isolated.js';
 import type { EnduranceFigures } from './scenarios/endurance.js';
 import { LOCK_SCENARIOS } from './scenarios/lockScenarios.js';
 import type { ManyHeldFigures } from './scenarios/manyHeld.js';
-import { measurePing } from './scenarios/ping.js';
+import { measurePing, pingHistograms } from './scenarios/ping.js';
 import { runLockScenario } from './scenarios/runLockScenario.js';
 import { openServer } from './server.js';
 
@@ -27,7 +27,7 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
   const primitives = RXLOCK_PRIMITIVES.filter((primitive) => selected(primitive.id));
   const server = await openServer(options.redisUrl);
   const keyMarker = `rxbench-${randomBytes(4).toString('hex')}`;
-  const ping = { backToBack: latencyHistogram(), afterPause: latencyHistogram() };
+  const ping = pingHistograms();
   progress(`${server.description}; keys marked ${keyMarker}`);
   try {
     const lockScenarios: LockScenarioResult[] = [];
@@ -79,6 +79,7 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
       },
       ping: summarize(ping.backToBack),
       pingAfterPause: summarize(ping.afterPause),
+      publishAfterPause: summarize(ping.publishAfterPause),
       lockScenarios,
       manyHeld,
       endurance,

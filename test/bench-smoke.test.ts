@@ -59,4 +59,5 @@ it('runs every scenario of the bench end to end, and no lock ever had two holder
   expect(results.targets.length).toBeGreaterThan(0);
   expect(results.ping?.count).toBeGreaterThan(0);
   expect(results.pingAfterPause?.count).toBeGreaterThan(0);
+  expect(results.publishAfterPause?.count).toBeGreaterThan(0);
 });

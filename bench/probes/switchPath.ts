@@ -13,7 +13,7 @@ import { filter, firstValueFrom, type Subscription } from 'rxjs';
 import type { LockClient } from '../../src/index.js';
 import { latencyHistogram, recordMs, summarize, type Histogram } from '../histogram.js';
 import { rxlock } from '../rxlock.js';
-import { measurePing } from '../scenarios/ping.js';
+import { measurePing, pingHistograms } from '../scenarios/ping.js';
 import { openServer, trackedConnections } from '../server.js';
 import { sleep } from '../sleep.js';
 
@@ -125,7 +125,7 @@ clockConnection.disconnect();
 const offsetUs = (offsetBefore + offsetAfter) / 2;
 for (const { serverUs, startedAt: began } of scriptTimes) recordMs(marks.script, (serverUs - offsetUs) / 1000 - performance.timeOrigin - began);
 
-const ping = { backToBack: latencyHistogram(), afterPause: latencyHistogram() };
+const ping = pingHistograms();
 await measurePing(server, ping, 2_000);
 const line = (label: string, histogram: Histogram): string => {
   const summary = summarize(histogram);
@@ -141,6 +141,7 @@ console.log(line("hand-off message at the waiter's connection", marks.message));
 console.log(line("waiter's lease", marks.lease));
 console.log(line('PING back to back', ping.backToBack));
 console.log(line('PING after a 1 ms pause', ping.afterPause));
+console.log(line('publish-only script after a 1 ms pause', ping.publishAfterPause));
 await holder.close();
 await waiter.close();
 connections.disconnectAll();

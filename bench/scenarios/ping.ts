@@ -1,4 +1,4 @@
-import { recordMs, type Histogram } from '../histogram.js';
+import { latencyHistogram, recordMs, type Histogram } from '../histogram.js';
 import type { BenchServer } from '../server.js';
 import { sleep } from '../sleep.js';
 
@@ -11,27 +11,53 @@ export interface PingHistograms {
    * end of a hold is: the round trip then includes waking both up. Context for the switch gap, not a target.
    */
   readonly afterPause: Histogram;
+  /**
+   * After the same pause, an `EVALSHA` of a script that does nothing but publish, until its message reaches
+   * a subscriber on another connection: the least any hand-off over pub/sub takes. Context, not a target.
+   */
+  readonly publishAfterPause: Histogram;
 }
 
-/** One pause-first PING for every this many back-to-back ones (each pause costs at least 1 ms). */
+/** A fresh set of PING histograms for one run or probe. */
+export function pingHistograms(): PingHistograms {
+  return { backToBack: latencyHistogram(), afterPause: latencyHistogram(), publishAfterPause: latencyHistogram() };
+}
+
+/** One pause-first PING (and publish) for every this many back-to-back PINGs (each pause costs at least 1 ms). */
 const BACK_TO_BACK_PER_PAUSED = 10;
 
-/** Sequential PINGs on a fresh connection (after a short warm-up), then fewer, each after a pause. */
+const PUBLISH_ONLY = "redis.call('publish', KEYS[1], 'granted') return 1";
+
+/** Sequential PINGs on a fresh connection (after a short warm-up), then fewer, each after a pause, each followed by a paused publish. */
 export async function measurePing(server: BenchServer, pings: PingHistograms, count: number): Promise<void> {
   const redis = server.connect();
+  const listener = server.connect();
   const timed = async (histogram: Histogram): Promise<void> => {
     const sentAt = performance.now();
     await redis.ping();
     recordMs(histogram, performance.now() - sentAt);
   };
   try {
+    const channel = `rxbench-publish-floor-${String(process.pid)}-${String(Date.now())}`;
+    await listener.subscribe(channel);
+    let heard = (): void => undefined;
+    listener.on('message', () => heard());
+    const publishOnly = (await redis.script('LOAD', PUBLISH_ONLY)) as string;
     for (let i = 0; i < 50; i++) await redis.ping();
     for (let i = 0; i < count; i++) await timed(pings.backToBack);
     for (let i = 0; i < Math.ceil(count / BACK_TO_BACK_PER_PAUSED); i++) {
       await sleep(1);
       await timed(pings.afterPause);
+      await sleep(1);
+      const sentAt = performance.now();
+      await new Promise<void>((resolve) => {
+        heard = resolve;
+        void redis.evalsha(publishOnly, 1, channel);
+      });
+      recordMs(pings.publishAfterPause, performance.now() - sentAt);
     }
   } finally {
     redis.disconnect();
+    listener.disconnect();
   }
 }
