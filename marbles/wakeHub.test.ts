@@ -105,6 +105,29 @@ describe('WakeHub: a line dropped at once while a grace timer runs', () => {
   });
 });
 
+describe('WakeHub: a waiter that leaves after its client closed every line', () => {
+  it('schedules nothing and subscribes nothing again', () => {
+    const ts = createTestScheduler();
+    ts.run(() => {
+      let subscriptions = 0;
+      const connection = {
+        listen: () =>
+          new Observable<ChannelEvent>(() => {
+            subscriptions++;
+          }),
+      };
+      const hub = new WakeHub(connection as unknown as StoreConnection, ts);
+      const idle = { onReady: () => undefined, onWake: () => undefined };
+      const ticket = hub.join('ch', 'a', byTicket, idle, 5_000);
+      hub.closeAll();
+      ticket.leave(true);
+      expect(hub.channelCount).toBe(0);
+      expect(ts.actions).toHaveLength(0);
+      expect(subscriptions).toBe(1);
+    });
+  });
+});
+
 /** Counts the actions scheduled on `scheduler` from now on. */
 function countTimers(scheduler: TestScheduler): { readonly count: number } {
   const counter = { count: 0 };

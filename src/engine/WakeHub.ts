@@ -253,6 +253,9 @@ export class WakeHub {
     const index = line.waiters.indexOf(waiter);
     if (index === -1) return;
     line.waiters.splice(index, 1);
+    // The client closed its lines meanwhile (a granted waiter leaves after its lease went out, so a close
+    // inside that emission comes first): nothing to pass on, and no grace timer for a line that is gone.
+    if (this.#lines.get(channel) !== line) return;
     // A wake this waiter did not use belongs to the next one in line.
     if ((!acquired && waiter.woken) || waiter.pending) this.#wakeNext(line, 1);
     if (line.waiters.length > 0) return;
