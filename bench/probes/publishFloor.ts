@@ -5,6 +5,7 @@
  * does nothing but publish. No lock, no engine: raw ioredis. Interleaved, medians after a warm-up.
  * Run: `node --import tsx bench/probes/publishFloor.ts` (`PROBE_ROUNDS`, default 3000).
  */
+import { publishListener, PUBLISH_ONLY_LUA } from '../scenarios/ping.js';
 import { openServer } from '../server.js';
 import { sleep } from '../sleep.js';
 
@@ -13,24 +14,13 @@ const WARM_UP = 200;
 
 const server = await openServer(process.env['REDIS_URL']);
 const sender = server.connect();
-const listener = server.connect();
-const channel = `rxbench-publish-floor-${String(Date.now())}`;
-await listener.subscribe(channel);
-let heard = (): void => undefined;
-listener.on('message', () => heard());
-const publishOnly = (await sender.script('LOAD', "redis.call('publish', KEYS[1], 'granted') return 1")) as string;
-
-/** Resolves when the subscriber got a message, after `send`. */
-const delivered = (send: () => Promise<unknown>): Promise<void> =>
-  new Promise<void>((resolve) => {
-    heard = resolve;
-    void send();
-  });
+const listener = await publishListener(server);
+const publishOnly = (await sender.script('LOAD', PUBLISH_ONLY_LUA)) as string;
 
 const variants: readonly { readonly label: string; readonly run: () => Promise<unknown>; readonly ms: number[] }[] = [
   { label: 'PING, round trip', run: () => sender.ping(), ms: [] },
-  { label: 'PUBLISH, to the message', run: () => delivered(() => sender.publish(channel, 'granted')), ms: [] },
-  { label: 'publish-only script, to the message', run: () => delivered(() => sender.evalsha(publishOnly, 1, channel)), ms: [] },
+  { label: 'PUBLISH, to the message', run: () => listener.delivered(() => sender.publish(listener.channel, 'granted')), ms: [] },
+  { label: 'publish-only script, to the message', run: () => listener.delivered(() => sender.evalsha(publishOnly, 1, listener.channel)), ms: [] },
 ];
 
 for (let round = 0; round < ROUNDS; round++) {
@@ -46,5 +36,5 @@ const median = (values: number[]): number => values.sort((a, b) => a - b)[values
 console.log(`${server.description}; each after a 1 ms pause; medians of ${String(ROUNDS - WARM_UP)}`);
 for (const { label, ms } of variants) console.log(`${label.padEnd(38)} ${median(ms).toFixed(3)} ms`);
 sender.disconnect();
-listener.disconnect();
+listener.close();
 await server.stop();

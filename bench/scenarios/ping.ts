@@ -26,23 +26,51 @@ export function pingHistograms(): PingHistograms {
 /** One pause-first PING (and publish) for every this many back-to-back PINGs (each pause costs at least 1 ms). */
 const BACK_TO_BACK_PER_PAUSED = 10;
 
-const PUBLISH_ONLY = "redis.call('publish', KEYS[1], 'granted') return 1";
+/** A script that does nothing but publish on `KEYS[1]`: the least a hand-off over pub/sub can send. */
+export const PUBLISH_ONLY_LUA = "redis.call('publish', KEYS[1], 'granted') return 1";
+
+/** A subscriber on a channel of its own, to time messages to. */
+export interface PublishListener {
+  readonly channel: string;
+  /** Calls `send` and resolves once a message reached the subscriber; rejects if `send` fails. */
+  delivered(send: () => Promise<unknown>): Promise<void>;
+  close(): void;
+}
+
+export async function publishListener(server: BenchServer): Promise<PublishListener> {
+  const listener = server.connect();
+  const channel = `rxbench-publish-floor-${String(process.pid)}-${String(Date.now())}`;
+  let heard = (): void => undefined;
+  listener.on('message', () => heard());
+  try {
+    await listener.subscribe(channel);
+  } catch (error) {
+    listener.disconnect();
+    throw error;
+  }
+  return {
+    channel,
+    delivered: (send) =>
+      new Promise<void>((resolve, reject) => {
+        heard = resolve;
+        send().catch(reject);
+      }),
+    close: () => listener.disconnect(),
+  };
+}
 
 /** Sequential PINGs on a fresh connection (after a short warm-up), then fewer, each after a pause, each followed by a paused publish. */
 export async function measurePing(server: BenchServer, pings: PingHistograms, count: number): Promise<void> {
   const redis = server.connect();
-  const listener = server.connect();
   const timed = async (histogram: Histogram): Promise<void> => {
     const sentAt = performance.now();
     await redis.ping();
     recordMs(histogram, performance.now() - sentAt);
   };
+  let listener: PublishListener | undefined;
   try {
-    const channel = `rxbench-publish-floor-${String(process.pid)}-${String(Date.now())}`;
-    await listener.subscribe(channel);
-    let heard = (): void => undefined;
-    listener.on('message', () => heard());
-    const publishOnly = (await redis.script('LOAD', PUBLISH_ONLY)) as string;
+    const published = (listener = await publishListener(server));
+    const publishOnly = (await redis.script('LOAD', PUBLISH_ONLY_LUA)) as string;
     for (let i = 0; i < 50; i++) await redis.ping();
     for (let i = 0; i < count; i++) await timed(pings.backToBack);
     for (let i = 0; i < Math.ceil(count / BACK_TO_BACK_PER_PAUSED); i++) {
@@ -50,14 +78,11 @@ export async function measurePing(server: BenchServer, pings: PingHistograms, co
       await timed(pings.afterPause);
       await sleep(1);
       const sentAt = performance.now();
-      await new Promise<void>((resolve) => {
-        heard = resolve;
-        void redis.evalsha(publishOnly, 1, channel);
-      });
+      await published.delivered(() => redis.evalsha(publishOnly, 1, published.channel));
       recordMs(pings.publishAfterPause, performance.now() - sentAt);
     }
   } finally {
     redis.disconnect();
-    listener.disconnect();
+    listener?.close();
   }
 }
