@@ -44,6 +44,34 @@ describe('preparedEvalsha', () => {
     await redis.del('prepared-a');
   });
 
+  it('sends the same bytes for a frozen keys array, whose encoding it reuses, with keys and arguments beyond ASCII', async () => {
+    const redis = connect();
+    const sent: (string | Buffer)[] = [];
+    const sendCommand = redis.sendCommand.bind(redis);
+    redis.sendCommand = (command: Command, stream) => {
+      sent.push(command.toWritable({}));
+      return sendCommand(command, stream);
+    };
+    const sha1 = (await redis.script('LOAD', SCRIPT)) as string;
+    const evalsha = preparedEvalsha(redis);
+    const keys = Object.freeze(['prepared-clé-😀', '{prepared-clé-😀}:b']);
+    sent.length = 0;
+
+    const replies = [
+      await redis.evalsha(sha1, 2, ...keys, 30_000, 'fiéld', 'ø'),
+      await evalsha?.(sha1, keys, [30_000, 'fiéld', 'ø']),
+      await evalsha?.(sha1, keys, [30_000, 'fiéld', 'ø']),
+      await evalsha?.(sha1, keys, [15_000, 'other', '']),
+    ];
+
+    expect(replies.map((reply) => (reply as unknown[]).at(-1))).toEqual([1, 2, 3, 4]);
+    expect(replies[3]).toEqual([...keys, '15000', 'other', '', 4]);
+    expect(sent).toHaveLength(4);
+    expect(sent[1]).toEqual(sent[0]);
+    expect(sent[2]).toEqual(sent[0]);
+    await redis.del(keys[0]!);
+  });
+
   it('rejects with the server error, as evalsha() does', async () => {
     const evalsha = preparedEvalsha(connect());
     await expect(evalsha?.('0'.repeat(40), ['prepared-b'], [])).rejects.toThrow(/^NOSCRIPT/);

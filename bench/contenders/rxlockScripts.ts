@@ -25,7 +25,8 @@ export const RXLOCK_LOCK_SCRIPTS: LockScripts = {
     const keys = lockKeys(key).releaseKeys;
     return [keys.length, ...keys, field, HANDOFF_MS, 'publish'];
   },
-  granted: (reply) => Array.isArray(reply) && reply[0] === 1,
+  // An integer (the token) since 2026-11-26; `{1, token}` in earlier builds (for `RXLOCK_DIST`).
+  granted: (reply) => typeof reply === 'number' || (Array.isArray(reply) && reply[0] === 1),
 };
 
 type Call = ReturnType<LockScripts['acquire']>;

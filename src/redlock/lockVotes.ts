@@ -41,7 +41,7 @@ export interface Vote {
 const unavailable = (message: string, outcomeUnknown: boolean): StoreError => new StoreError('unavailable', `Redlock: ${message}`, outcomeUnknown);
 
 /**
- * `lock.acquire` (`{1, token}` or `{0, retry ms}`) on every instance: granted when a majority granted it and
+ * `lock.acquire` (the token, or `{0, retry ms}`) on every instance: granted when a majority granted it and
  * time is left, that is TTL − elapsed − drift > 0 (Redlock's validity). A lost vote that may have left grants
  * behind (a split, a majority that came too late, a majority that did not answer) fails with an `unavailable`
  * whose outcome is unknown: the engine then releases the attempt on every instance (with the lock's own release,
@@ -52,12 +52,13 @@ const acquireVote: Vote = {
   decide(ballots, context) {
     const { instances, quorum, keys, args, elapsedMs } = context;
     const { pending, failed, replies } = countBallots(ballots);
-    const decoded = replies.map((reply) => list(reply).map(int));
-    const grants = decoded.filter(([status]) => status === 1).length;
+    // A grant is an integer (its token); a refusal an array whose second element is the retry pause.
+    const grants = replies.filter((reply) => typeof reply === 'number').length;
+    const refused = replies.filter((reply) => typeof reply !== 'number').map((reply) => list(reply).map(int));
     if (grants >= quorum) {
       const ttl = Number(args[0]);
       const validity = ttl - elapsedMs - context.driftFor(ttl);
-      if (validity > 0) return { reply: [1, -1] };
+      if (validity > 0) return { reply: -1 };
       return { error: unavailable(`a majority granted it after ${elapsedMs} ms, leaving no validity of its ${ttl} ms TTL; released, trying again`, true) };
     }
     if (grants + pending >= quorum) return undefined;
@@ -73,7 +74,7 @@ const acquireVote: Vote = {
     // (`waitMs: 0`) neither asks again nor leaves: its leftover is released here, on the instances that did not
     // answer (behind the attempt on the same connection). Its field and hold id are this attempt's alone, so
     // that release can free nothing else.
-    const refusals = decoded.map(([, retryInMs = -1]) => retryInMs).sort((a, b) => a - b);
+    const refusals = refused.map(([, retryInMs = -1]) => retryInMs).sort((a, b) => a - b);
     const mustClear = quorum - (instances - refusals.length);
     const reply: Reply = [0, mustClear <= 0 ? 0 : (refusals[mustClear - 1] ?? -1)];
     return failed > 0 && String(args[2]).startsWith('try') ? { reply, rollback: attemptRelease(keys, args) } : { reply };

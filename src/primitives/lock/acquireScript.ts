@@ -38,10 +38,17 @@ export type AttemptMode = 'try' | 'new' | 'wait';
  *   times a lease handed over later.
  * The grant's first write is HINCRBY, so an out-of-memory server refuses it before anything is written.
  *
+ * A grant replies with an integer, the fencing token (-1 without fencing); a refusal with an array
+ * `{0, retry ms[, ticket, server µs]}`. An integer is the cheapest reply for Redis to build and for the
+ * client to read, and grants are the common case.
+ *
  * The common case, a free lock that nobody waits for, is answered first, before the locals and helper
  * functions the other cases need: setting those up cost Redis about a sixth of such a call
  * (`bench/probes/scriptCost.ts`).
  */
+/** The common grant, without a fencing token: one object for all of them. */
+const GRANTED: LockAttempt = Object.freeze({ granted: true, grant: -1 });
+
 export const lockAcquireScript = defineScript<LockAttempt>({
   name: 'lock.acquire',
   lua: `
@@ -53,8 +60,8 @@ if redis.call('exists', KEYS[1], KEYS[2]) == 0 then
     redis.call('hset', KEYS[4], ARGV[5], 1)
     redis.call('pexpire', KEYS[4], ARGV[1])
   end
-  if string.find(ARGV[3], 'f', 4, true) then return {1, redis.call('incr', KEYS[#KEYS])} end
-  return {1, -1}
+  if string.find(ARGV[3], 'f', 4, true) then return redis.call('incr', KEYS[#KEYS]) end
+  return -1
 end
 -- Held, or waited for.
 local size = redis.pcall('hlen', KEYS[1])
@@ -75,7 +82,7 @@ if mine and (not hold or redis.call('hexists', holds, hold) == 1) then
   redis.call('zrem', KEYS[2], member)
   local token = -1
   if fencing then token = tonumber(redis.call('get', tokens) or '-1') end
-  return {1, token}
+  return token
 end
 -- The queue matters to a free lock and to an owner re-entering (who leaves it); anyone else is refused.
 local queued = 0
@@ -140,9 +147,8 @@ if queued > 0 then
   if ghost then redis.call('zrem', KEYS[2], ghost) end
   redis.call('zrem', KEYS[2], member)
 end
-local token = -1
-if fencing then token = redis.call('incr', tokens) end
-return {1, token}
+if fencing then return redis.call('incr', tokens) end
+return -1
 `,
   memory: (db: MemoryDb, keys, [leaseArg = '', field = '', modeArg = '', handoffArg = '0', hold]) => {
     const [lock = '', waiters = '', handoffKey = '', holds = ''] = keys;
@@ -156,7 +162,7 @@ return {1, token}
         db.hset(holds, hold, '1');
         db.pexpire(holds, Number(leaseArg));
       }
-      return [1, fencing ? db.incrby(tokenKey, 1) : -1];
+      return fencing ? db.incrby(tokenKey, 1) : -1;
     }
     const kind = db.type(lock);
     if (kind !== 'none' && kind !== 'hash') throw new ScriptError(`${WRONGTYPE_REPLY} ${lock} ${kind}`);
@@ -168,7 +174,7 @@ return {1, token}
     if (mine && (hold === undefined || db.hexists(holds, hold) === 1)) {
       if (db.pttl(lock) < lease) db.pexpire(lock, lease);
       db.zrem(waiters, member);
-      return [1, fencing ? Number(db.get(tokenKey) ?? '-1') : -1];
+      return fencing ? Number(db.get(tokenKey) ?? '-1') : -1;
     }
     const queued = handoff > 0 && (size === 0 || mine) ? db.zcard(waiters) : 0;
     const refuse = (ttl: number): Reply => {
@@ -223,11 +229,11 @@ return {1, token}
       if (ghost !== undefined) db.zrem(waiters, ghost);
       db.zrem(waiters, member);
     }
-    return [1, fencing ? db.incrby(tokenKey, 1) : -1];
+    return fencing ? db.incrby(tokenKey, 1) : -1;
   },
   parse: (reply) => {
-    const [status, value, ticket, serverUs] = list(reply);
-    if (int(status ?? 0) === 1) return { granted: true, grant: int(value ?? -1) };
+    if (typeof reply === 'number') return reply === -1 ? GRANTED : { granted: true, grant: reply };
+    const [, value, ticket, serverUs] = list(reply);
     if (typeof ticket !== 'string') return { granted: false, retryInMs: int(value ?? -1) };
     if (serverUs === undefined) return { granted: false, retryInMs: int(value ?? -1), waiterId: ticket };
     return { granted: false, retryInMs: int(value ?? -1), waiterId: ticket, serverUs: int(serverUs) };

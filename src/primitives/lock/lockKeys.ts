@@ -50,8 +50,9 @@ function buildLockKeys(fullName: string): LockKeys {
     handoff,
     waiters,
     token,
-    acquireKeys: [fullName, waiters, handoff],
-    releaseKeys: [fullName, channel, waiters, handoff, holds, token],
+    // Frozen: the Redis store encodes a frozen keys array once (see `preparedEvalsha`).
+    acquireKeys: Object.freeze([fullName, waiters, handoff]),
+    releaseKeys: Object.freeze([fullName, channel, waiters, handoff, holds, token]),
   };
 }
 

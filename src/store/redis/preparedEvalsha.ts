@@ -6,11 +6,55 @@ export type EvalshaSender = (sha1: string, keys: readonly string[], args: readon
 const NO_ARGS: string[] = [];
 const UTF8 = { replyEncoding: 'utf8' } as const;
 
-/** An EVALSHA command whose arguments are flat strings already: ioredis's constructor has nothing left to flatten. */
+/**
+ * The RESP encoding of a frozen keys array (numkeys, then each key), computed once: rxlock sends the same
+ * frozen array of a lock's keys with every command on that lock (see `lockKeys`), and encoding it was most
+ * of the string work of building a command.
+ */
+const encodedKeys = new WeakMap<readonly string[], string>();
+const encodedShas = new Map<string, string>();
+
+function encode(arg: string): string {
+  return `$${String(Buffer.byteLength(arg))}\r\n${arg}\r\n`;
+}
+
+function encodeKeys(keys: readonly string[]): string {
+  let encoded = encode(String(keys.length));
+  for (const key of keys) encoded += encode(key);
+  return encoded;
+}
+
+/**
+ * An EVALSHA command whose arguments are flat strings already: ioredis's constructor has nothing left to
+ * flatten. Its wire form is ioredis's own, built from the cached encodings of the script's SHA1 and (when
+ * frozen) the keys, so that only the arguments are encoded per command.
+ */
 class FlatEvalsha extends Command {
-  constructor(args: string[]) {
+  readonly #head: string;
+  readonly #firstArg: number;
+
+  constructor(sha1: string, keys: readonly string[], args: readonly (string | number)[]) {
     super('evalsha', NO_ARGS, UTF8);
-    this.args = args;
+    const flat = [sha1, String(keys.length)];
+    for (const key of keys) flat.push(key);
+    this.#firstArg = flat.length;
+    for (const arg of args) flat.push(typeof arg === 'string' ? arg : String(arg));
+    this.args = flat;
+    let sha = encodedShas.get(sha1);
+    if (sha === undefined) encodedShas.set(sha1, (sha = encode(sha1)));
+    let encoded = Object.isFrozen(keys) ? encodedKeys.get(keys) : undefined;
+    if (encoded === undefined) {
+      encoded = encodeKeys(keys);
+      if (Object.isFrozen(keys)) encodedKeys.set(keys, encoded);
+    }
+    this.#head = `*${String(flat.length + 1)}\r\n$7\r\nevalsha\r\n${sha}${encoded}`;
+  }
+
+  override toWritable(): string {
+    let writable = this.#head;
+    const { args } = this;
+    for (let i = this.#firstArg; i < args.length; i++) writable += encode(args[i] as string);
+    return writable;
   }
 }
 
@@ -33,31 +77,27 @@ export function preparedEvalsha(redis: object): EvalshaSender | undefined {
   const { keyPrefix, showFriendlyErrorStack, enableAutoPipelining } = redis.options;
   if (Boolean(keyPrefix) || showFriendlyErrorStack === true || enableAutoPipelining === true) return undefined;
   return (sha1, keys, args) => {
-    const command = new FlatEvalsha(flatArgs(sha1, keys, args));
+    const command = new FlatEvalsha(sha1, keys, args);
     // Called on the client each time, as ioredis's own methods do, so that a wrapper installed later sees every command.
     void redis.sendCommand(command);
     return command.promise;
   };
 }
 
-function flatArgs(sha1: string, keys: readonly string[], args: readonly (string | number)[]): string[] {
-  const flat = [sha1, String(keys.length)];
-  for (const key of keys) flat.push(key);
-  for (const arg of args) flat.push(typeof arg === 'string' ? arg : String(arg));
-  return flat;
-}
-
-/** Whether this ioredis builds from flat arguments the command its `evalsha()` builds (checked once, at load). */
+/** Whether this ioredis builds from flat arguments the command its `evalsha()` builds (checked once, at load), cached keys or not. */
 function buildsTheSame(): boolean {
   try {
-    const [sha1, keys, args] = ['0123456789abcdef0123456789abcdef01234567', ['a', 'b'], [30_000, 'field']] as const;
-    const expected = new Command('evalsha', [sha1, keys.length, ...keys, ...args], UTF8);
-    const actual = new FlatEvalsha(flatArgs(sha1, keys, args));
-    return (
-      actual.args.length === expected.args.length &&
-      actual.args.every((arg, index) => arg === expected.args[index]) &&
-      actual.toWritable({}) === expected.toWritable({})
-    );
+    const sha1 = '0123456789abcdef0123456789abcdef01234567';
+    const args = [30_000, 'fiéld'] as const;
+    return [['a', 'b'], Object.freeze(['a', 'b']), Object.freeze(['a', 'b'])].every((keys) => {
+      const expected = new Command('evalsha', [sha1, keys.length, ...keys, ...args], UTF8);
+      const actual = new FlatEvalsha(sha1, keys, args);
+      return (
+        actual.args.length === expected.args.length &&
+        actual.args.every((arg, index) => arg === expected.args[index]) &&
+        actual.toWritable() === expected.toWritable({})
+      );
+    });
   } catch {
     return false;
   }
