@@ -3,8 +3,14 @@
  * the path rxlock's Redis store takes for a standalone client (`preparedEvalsha`: the arguments flat already,
  * so ioredis's `Array.prototype.flat` has nothing to do), with the three arguments of the bench's floor and
  * the ten of a lock acquire. 64 calls in flight on one connection keep the client busy; 7 interleaved rounds
- * of 50,000 calls each; medians. Run after `npm run build`: `node --import tsx bench/probes/commandCost.ts`.
+ * of 50,000 calls each; medians. The keys arrays are frozen, as rxlock's lock keys are, so that
+ * `preparedEvalsha` reuses their encoding (builds before 2026-11-26 encoded them every time; compare with
+ * `RXLOCK_DIST`). Then, without any I/O, the CPU of building one lock acquire's command and encoding it for
+ * the socket (its RESP string, flattened as a socket write does) both ways, in 7 interleaved rounds of 300,000
+ * commands, each with its own field as a lock's are. Run after `npm run build`:
+ * `node --import tsx bench/probes/commandCost.ts`.
  */
+import { Command, Redis, type Command as CommandType } from 'ioredis';
 import type * as PreparedEvalsha from '../../src/store/redis/preparedEvalsha.js';
 import { dist } from '../rxlock.js';
 import { openServer } from '../server.js';
@@ -25,11 +31,8 @@ try {
   if (prepared === undefined) throw new Error('preparedEvalsha does not apply to this client');
   const sha1 = (await redis.script('LOAD', 'return 1')) as string;
   const shapes: Record<string, [readonly string[], readonly (string | number)[]]> = {
-    '3 arguments (the floor)': [['key'], []],
-    '10 arguments (lock acquire)': [
-      ['key', 'rxlock_waiters:{key}', 'rxlock_handoff:{key}'],
-      [30_000, FIELD, 'new', 100],
-    ],
+    '3 arguments (the floor)': [Object.freeze(['key']), []],
+    '10 arguments (lock acquire)': [Object.freeze(['key', 'rxlock_waiters:{key}', 'rxlock_handoff:{key}']), [30_000, FIELD, 'new+d', 100]],
   };
   const paths: Record<string, Send> = {
     'ioredis evalsha()': (sha, keys, args) => redis.evalsha(sha, keys.length, ...keys, ...args),
@@ -62,7 +65,46 @@ try {
   const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   console.log(`${server.description}; client user CPU per EVALSHA, medians of ${String(ROUNDS)} rounds of ${String(CALLS)} calls`);
   for (const [label, values] of samples) console.log(`${label.padEnd(56)} ${median(values).toFixed(2)} µs`);
+  const encoding = encodingCost(sha1, shapes['10 arguments (lock acquire)']![0]);
+  console.log(`CPU per lock acquire command built and encoded for the socket, no I/O, medians of ${String(ROUNDS)} rounds:`);
+  for (const [label, values] of encoding) console.log(`${label.padEnd(56)} ${median(values).toFixed(3)} µs`);
 } finally {
   redis.disconnect();
   await server.stop();
+}
+
+/** Builds and encodes lock acquire commands as ioredis's `evalsha()` and as `preparedEvalsha` do, on a client that never connects. */
+function encodingCost(sha1: string, keys: readonly string[]): Map<string, number[]> {
+  const COMMANDS = 300_000;
+  const idle = new Redis({ lazyConnect: true });
+  let built: CommandType | undefined;
+  idle.sendCommand = (command: CommandType) => {
+    built = command;
+    return Promise.resolve(undefined);
+  };
+  const prepared = preparedEvalsha(idle);
+  if (prepared === undefined) throw new Error('preparedEvalsha does not apply to an idle client');
+  const builders: Record<string, (field: string) => CommandType | undefined> = {
+    "ioredis evalsha()'s command": (field) => new Command('evalsha', [sha1, keys.length, ...keys, 30_000, field, 'new+d', 100], { replyEncoding: 'utf8' }),
+    "rxlock preparedEvalsha's command": (field) => {
+      void prepared(sha1, keys, [30_000, field, 'new+d', 100]);
+      return built;
+    },
+  };
+  const samples = new Map<string, number[]>();
+  let bytes = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [label, build] of Object.entries(builders)) {
+      const before = process.cpuUsage();
+      for (let i = 0; i < COMMANDS; i++) {
+        const writable = build(`${FIELD}:#${i.toString(36)}`)?.toWritable(idle.stream) ?? '';
+        bytes += Buffer.byteLength(writable);
+      }
+      const used = process.cpuUsage(before);
+      samples.set(label, [...(samples.get(label) ?? []), (used.user + used.system) / COMMANDS]);
+    }
+  }
+  if (bytes === 0) throw new Error('nothing was encoded');
+  idle.disconnect();
+  return samples;
 }
