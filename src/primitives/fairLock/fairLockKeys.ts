@@ -54,8 +54,7 @@ function buildFairLockKeys(fullName: string): FairLockKeys {
     token: base.token,
     channelPrefix: base.channel,
   };
-  // Frozen, as `lockKeys`'s arrays: the Redis store encodes a frozen keys array once.
-  return { ...keys, list: Object.freeze([keys.lock, keys.holds, keys.queue, keys.timeouts, keys.waiters, keys.token]) };
+  return { ...keys, list: [keys.lock, keys.holds, keys.queue, keys.timeouts, keys.waiters, keys.token] };
 }
 
 /** The channel a release publishes to when `field` is at the head of the line. Redisson's per-waiter channel. */
