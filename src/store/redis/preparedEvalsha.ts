@@ -14,8 +14,13 @@ const UTF8 = { replyEncoding: 'utf8' } as const;
 const encodedKeys = new WeakMap<readonly string[], string>();
 const encodedShas = new Map<string, string>();
 
-function toArg(arg: string | number): string {
-  return typeof arg === 'string' ? arg : String(arg);
+const prefixes = new Map<string, (readonly string[])[]>();
+
+/** `[sha1, numkeys]`, one array per script and key count, for `concat` to copy. */
+function commandPrefix(sha1: string, keyCount: number): readonly string[] {
+  let bySha = prefixes.get(sha1);
+  if (bySha === undefined) prefixes.set(sha1, (bySha = []));
+  return (bySha[keyCount] ??= Object.freeze([sha1, String(keyCount)]));
 }
 
 function encode(arg: string): string {
@@ -39,14 +44,15 @@ class FlatEvalsha extends Command {
 
   constructor(sha1: string, keys: readonly string[], args: readonly (string | number)[]) {
     super('evalsha', NO_ARGS, UTF8);
-    // Built by Array builtins (`[sha1]` points only at a long-lived string): V8 tracks an array literal's
+    // Built by `concat` from a cached prefix, not by an array literal: V8 tracks an array literal's
     // allocation site, and when the first commands (queued while the connection opens) outlive a scavenge it
     // may allocate every later array of that site in the old generation, where each one, dead once its reply
     // came, keeps the strings it points to alive through every scavenge until a full collection. That cost
     // about 2 µs of CPU per lock cycle in the processes where it happened.
-    const flat = [sha1].concat(String(keys.length), keys, args.map(toArg));
+    const flat = (commandPrefix(sha1, keys.length) as readonly (string | number)[]).concat(keys, args);
     this.#firstArg = 2 + keys.length;
-    this.args = flat;
+    for (let i = this.#firstArg; i < flat.length; i++) if (typeof flat[i] !== 'string') flat[i] = String(flat[i]);
+    this.args = flat as string[];
     let sha = encodedShas.get(sha1);
     if (sha === undefined) encodedShas.set(sha1, (sha = encode(sha1)));
     let encoded = Object.isFrozen(keys) ? encodedKeys.get(keys) : undefined;
