@@ -39,7 +39,9 @@ function encodeKeys(keys: readonly string[]): string {
  * frozen) the keys, so that only the arguments are encoded per command.
  */
 class FlatEvalsha extends Command {
-  readonly #head: string;
+  /** The encoding of the SHA1 and of the keys when they are frozen: shared strings, never one per command. */
+  readonly #sha: string;
+  readonly #keys: string | undefined;
   readonly #firstArg: number;
 
   constructor(sha1: string, keys: readonly string[], args: readonly (string | number)[]) {
@@ -55,17 +57,18 @@ class FlatEvalsha extends Command {
     this.args = flat as string[];
     let sha = encodedShas.get(sha1);
     if (sha === undefined) encodedShas.set(sha1, (sha = encode(sha1)));
-    let encoded = Object.isFrozen(keys) ? encodedKeys.get(keys) : undefined;
-    if (encoded === undefined) {
-      encoded = encodeKeys(keys);
-      if (Object.isFrozen(keys)) encodedKeys.set(keys, encoded);
+    this.#sha = sha;
+    if (Object.isFrozen(keys)) {
+      let encoded = encodedKeys.get(keys);
+      if (encoded === undefined) encodedKeys.set(keys, (encoded = encodeKeys(keys)));
+      this.#keys = encoded;
     }
-    this.#head = `*${String(flat.length + 1)}\r\n$7\r\nevalsha\r\n${sha}${encoded}`;
   }
 
   override toWritable(): string {
-    let writable = this.#head;
     const { args } = this;
+    // Unfrozen keys (a renewal batch's hundreds) are encoded only here, so that a command in flight holds no copy.
+    let writable = `*${String(args.length + 1)}\r\n$7\r\nevalsha\r\n${this.#sha}${this.#keys ?? encodeKeys(args.slice(2, this.#firstArg) as string[])}`;
     for (let i = this.#firstArg; i < args.length; i++) writable += encode(args[i] as string);
     return writable;
   }
