@@ -15,6 +15,9 @@ export type LockAttempt = AttemptReply<number>;
  */
 export type AttemptMode = 'try' | 'new' | 'wait';
 
+/** The common grant, without a fencing token: one object for all of them. */
+const GRANTED: LockAttempt = Object.freeze({ granted: true, grant: -1 });
+
 /**
  * KEYS: lock, waiters, handoff, then holds (only for a reentrant owner), then token (only with fencing).
  * ARGV: leaseMs, field (`<clientId>:<owner>`), mode (`try`/`new`/`wait`, then `+` and the flags: `f` for
@@ -46,9 +49,6 @@ export type AttemptMode = 'try' | 'new' | 'wait';
  * functions the other cases need: setting those up cost Redis about a sixth of such a call
  * (`bench/probes/scriptCost.ts`).
  */
-/** The common grant, without a fencing token: one object for all of them. */
-const GRANTED: LockAttempt = Object.freeze({ granted: true, grant: -1 });
-
 export const lockAcquireScript = defineScript<LockAttempt>({
   name: 'lock.acquire',
   lua: `
