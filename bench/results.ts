@@ -41,6 +41,8 @@ export interface BenchResults {
   readonly pingAfterPause: LatencySummary | undefined;
   /** A publish-only script after the same pause, to its message at a subscriber (see `PingHistograms`). */
   readonly publishAfterPause: LatencySummary | undefined;
+  /** The 1 ms pauses of those PINGs as timed: how late a timer fires while idle (see `PingHistograms`). */
+  readonly idleTimer: LatencySummary | undefined;
   readonly lockScenarios: LockScenarioResult[];
   readonly manyHeld: ManyHeldFigures[];
   readonly endurance: EnduranceFigures[];

@@ -80,6 +80,7 @@ export async function runBench(options: BenchOptions, progress: (line: string) =
       ping: summarize(ping.backToBack),
       pingAfterPause: summarize(ping.afterPause),
       publishAfterPause: summarize(ping.publishAfterPause),
+      idleTimer: summarize(ping.idleTimer),
       lockScenarios,
       manyHeld,
       endurance,

@@ -5,12 +5,12 @@ import { resultTables, type TableData } from './tables.js';
 
 /** The run's header lines: when, where, with which settings. */
 export function runHeader(results: BenchResults): string[] {
-  const { info, ping, pingAfterPause, publishAfterPause } = results;
+  const { info, ping, pingAfterPause, publishAfterPause, idleTimer } = results;
   const { options } = info;
   return [
     `rxlock bench, ${info.date} (${Math.round(info.durationSeconds)} s)`,
     `${info.server}; Node ${info.node}; ${info.cpu}; load average ${info.loadStart.toFixed(2)} at start, ${info.loadEnd.toFixed(2)} at end`,
-    `windows ${options.windowMs} ms × ${options.rounds} rounds per contender, interleaved; PING round trip p50 ${ms(ping?.p50Ms)} ms, p99 ${ms(ping?.p99Ms)} ms (back to back), p50 ${ms(pingAfterPause?.p50Ms)} ms after a 1 ms pause; a script that only publishes, to its message at a subscriber, p50 ${ms(publishAfterPause?.p50Ms)} ms after a 1 ms pause${info.gcExposed ? '' : '; no --expose-gc: heap figures missing'}`,
+    `windows ${options.windowMs} ms × ${options.rounds} rounds per contender, interleaved; PING round trip p50 ${ms(ping?.p50Ms)} ms, p99 ${ms(ping?.p99Ms)} ms (back to back), p50 ${ms(pingAfterPause?.p50Ms)} ms after a 1 ms pause; a script that only publishes, to its message at a subscriber, p50 ${ms(publishAfterPause?.p50Ms)} ms after a 1 ms pause; those 1 ms pauses (timers while idle) took p50 ${ms(idleTimer?.p50Ms)} ms, p99 ${ms(idleTimer?.p99Ms)} ms, max ${ms(idleTimer?.maxMs)} ms${info.gcExposed ? '' : '; no --expose-gc: heap figures missing'}`,
   ];
 }
 

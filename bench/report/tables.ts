@@ -54,12 +54,17 @@ function contendedTable(result: LockScenarioResult, ping: PingScale): TableData 
     const gap = f.switchGap?.p50Ms;
     return gap === undefined ? ms(gap) : `${ms(gap)} (${times(gap, ping.backToBackMs)}×; ${times(gap, ping.afterPauseMs)}×)`;
   };
+  const holds: Row[] =
+    result.scenario.holdMs > 0
+      ? [[`hold (${result.scenario.holdMs} ms timer) as timed, p50 / p99 / max (ms)`, (f) => `${ms(f.hold?.p50Ms)} / ${ms(f.hold?.p99Ms)} / ${ms(f.hold?.maxMs)}`]]
+      : [];
   return contenderTable(result.scenario.title, result.figures, [
     ['acquisitions/s', (f) => count(f.perSecond)],
     ['owner changes', (f) => percent(f.ownerChangeShare)],
     ['new-owner wait p50 (ms)', (f) => ms(f.newOwnerWait?.p50Ms)],
     ['new-owner wait p99 (ms)', (f) => ms(f.newOwnerWait?.p99Ms)],
     ['new-owner wait max (ms)', (f) => ms(f.newOwnerWait?.maxMs)],
+    ...holds,
     ['switch gap p50 (ms; × PING back to back; × PING after a pause)', gapInPings],
     ["Jain's index (worst round)", (f) => fixed(f.jain, 3)],
     ['commands / acquisition', (f) => fixed(f.commandsPerAcquisition)],

@@ -17,6 +17,8 @@ export interface ContenderFigures {
   readonly ownerChangeShare: number | undefined;
   readonly newOwnerWait: LatencySummary | undefined;
   readonly switchGap: LatencySummary | undefined;
+  /** Holds as timed (see `WindowResult.holds`); undefined with hold 0. */
+  readonly hold: LatencySummary | undefined;
   /** Jain's index of the per-worker counts of each window; the lowest (worst) window. */
   readonly jain: number | undefined;
   readonly jainByRound: number[];
@@ -52,6 +54,7 @@ export function aggregate(id: string, label: string, windows: readonly WindowRes
     ownerChangeShare: successions > 0 ? sum((w) => w.ownerChanges) / successions : undefined,
     newOwnerWait: summarize(merged(windows.map((w) => w.newOwnerWait))),
     switchGap: summarize(merged(windows.map((w) => w.switchGap))),
+    hold: summarize(merged(windows.map((w) => w.holds))),
     jain: jainByRound.length > 0 ? Math.min(...jainByRound) : undefined,
     jainByRound,
     commandsPerAcquisition: cycles > 0 ? sum((w) => w.commands) / cycles : undefined,
@@ -79,6 +82,7 @@ export function unavailableFigures(id: string, label: string, reason: string): C
     ownerChangeShare: undefined,
     newOwnerWait: undefined,
     switchGap: undefined,
+    hold: undefined,
     jain: undefined,
     jainByRound: [],
     commandsPerAcquisition: undefined,

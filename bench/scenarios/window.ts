@@ -34,6 +34,8 @@ export interface WindowResult {
   readonly newOwnerWait: Histogram;
   /** From the previous holder's release call to the next owner holding. */
   readonly switchGap: Histogram;
+  /** How long each counted hold (`setTimeout(holdMs)`) took as timed: a stall of the process shows here first. Empty with hold 0. */
+  readonly holds: Histogram;
   /** Cycles (acquire → hold → release) that started while the window was open and ran to their end. */
   readonly cycles: number;
   /** Commands the workers' connections sent during those cycles. */
@@ -98,6 +100,7 @@ export async function runWindow(plan: WindowPlan): Promise<WindowResult> {
   const acquireLatency = latencyHistogram();
   const newOwnerWait = latencyHistogram();
   const switchGap = latencyHistogram();
+  const holds = latencyHistogram();
   let acquisitions = 0;
   let cycles = 0;
   let cycleCommands = 0;
@@ -160,8 +163,10 @@ export async function runWindow(plan: WindowPlan): Promise<WindowResult> {
       record(index, key, startedAt, at, counted);
       if (holdMs > 0) await sleep(holdMs);
       holders.leave(key);
+      const releasedAt = performance.now();
+      if (counted && holdMs > 0) recordMs(holds, releasedAt - at);
       const state = keys.get(key);
-      if (state !== undefined) state.releasedAt = performance.now();
+      if (state !== undefined) state.releasedAt = releasedAt;
       try {
         await worker.release();
       } catch (error) {
@@ -212,6 +217,7 @@ export async function runWindow(plan: WindowPlan): Promise<WindowResult> {
     acquireLatency,
     newOwnerWait,
     switchGap,
+    holds,
     cycles,
     commands: cycleCommands,
     subscriptionCommands: cycleSubscriptionCommands,
