@@ -56,7 +56,12 @@ function contendedTable(result: LockScenarioResult, ping: PingScale): TableData 
   };
   const holds: Row[] =
     result.scenario.holdMs > 0
-      ? [[`hold (${result.scenario.holdMs} ms timer) as timed, p50 / p99 / max (ms)`, (f) => `${ms(f.hold?.p50Ms)} / ${ms(f.hold?.p99Ms)} / ${ms(f.hold?.maxMs)}`]]
+      ? [
+          [
+            `hold (${result.scenario.holdMs} ms timer) as timed, p50 / p99 / max (ms)`,
+            (f) => `${ms(f.hold?.p50Ms)} / ${ms(f.hold?.p99Ms)} / ${ms(f.hold?.maxMs)}`,
+          ],
+        ]
       : [];
   return contenderTable(result.scenario.title, result.figures, [
     ['acquisitions/s', (f) => count(f.perSecond)],
