@@ -4,10 +4,12 @@
  * recorded alongside. A wait is made of the holds and switches ahead of it, so it also prints how long the
  * holds (`setTimeout(1)`) and the switches (one worker's release call to the next worker holding) took. For
  * the slowest waits it prints which collections overlapped them. Run after `npm run build`:
- * `node --import tsx bench/probes/fairTail.ts`.
+ * `node --import tsx bench/probes/fairTail.ts` (`PROBE_LOCK=lock`: the plain lock, for comparison). Each slow wait
+ * is shown with the holds and switches that lie wholly inside it (how many, their total, the longest).
  */
 import { monitorEventLoopDelay, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { rxlockFairLock } from '../contenders/rxlockFairLock.js';
+import { rxlockLock } from '../contenders/rxlockLock.js';
 import { latencyHistogram, recordMs, summarize, type Histogram } from '../histogram.js';
 import { openServer, trackedConnections } from '../server.js';
 import { sleep } from '../sleep.js';
@@ -26,7 +28,8 @@ interface Span {
 const server = await openServer(process.env['REDIS_URL']);
 const key = `fair-tail-${String(Date.now())}`;
 const connections = trackedConnections(server);
-const workers = await Promise.all(Array.from({ length: WORKERS }, () => rxlockFairLock.open({ key, connect: connections.connect })));
+const contender = process.env['PROBE_LOCK'] === 'lock' ? rxlockLock : rxlockFairLock;
+const workers = await Promise.all(Array.from({ length: WORKERS }, () => contender.open({ key, connect: connections.connect })));
 
 const collections: (Span & { readonly kind: string })[] = [];
 const kinds: Record<number, string> = { 1: 'scavenge', 2: 'minor mark-sweep', 4: 'mark-compact', 8: 'incremental marking', 16: 'weak callbacks' };
@@ -40,6 +43,8 @@ observer.observe({ entryTypes: ['gc'] });
 const loopDelay = monitorEventLoopDelay({ resolution: 1 });
 
 const waits: Span[] = [];
+const holdSpans: Span[] = [];
+const switchSpans: Span[] = [];
 const wait = latencyHistogram();
 const holds = latencyHistogram();
 const switches = latencyHistogram();
@@ -57,11 +62,17 @@ const loops = workers.map(async (worker, index) => {
       recordMs(wait, at - start);
     }
     const measured = start >= measureFrom;
-    if (measured && lastOwner !== index && releasedAt !== undefined) recordMs(switches, at - releasedAt);
+    if (measured && lastOwner !== index && releasedAt !== undefined) {
+      recordMs(switches, at - releasedAt);
+      switchSpans.push({ start: releasedAt, ms: at - releasedAt });
+    }
     lastOwner = index;
     await sleep(HOLD_MS);
     releasedAt = performance.now();
-    if (measured) recordMs(holds, releasedAt - at);
+    if (measured) {
+      recordMs(holds, releasedAt - at);
+      holdSpans.push({ start: at, ms: releasedAt - at });
+    }
     await worker.release();
   }
 });
@@ -76,10 +87,17 @@ observer.disconnect();
 
 const during = (span: Span): string[] =>
   collections.filter((gc) => gc.start < span.start + span.ms && gc.start + gc.ms > span.start).map((gc) => `${gc.kind} ${gc.ms.toFixed(1)} ms`);
+/** The spans that lie inside `span`: their total and the longest. */
+const inside = (spans: readonly Span[], span: Span): string => {
+  const within = spans.filter((other) => other.start >= span.start && other.start + other.ms <= span.start + span.ms + 0.001);
+  const total = within.reduce((sum, other) => sum + other.ms, 0);
+  const longest = Math.max(0, ...within.map((other) => other.ms));
+  return `${String(within.length)} of ${total.toFixed(1)} ms (longest ${longest.toFixed(1)})`;
+};
 const inWindow = collections.filter((gc) => gc.start >= measureFrom);
 const slow = waits.filter((span) => span.ms > SLOW_MS);
 const summary = summarize(wait);
-console.log(`${server.description}; fair lock, ${String(WORKERS)} workers, hold ${String(HOLD_MS)} ms, ${String(SECONDS)} s`);
+console.log(`${server.description}; ${contender.label}, ${String(WORKERS)} workers, hold ${String(HOLD_MS)} ms, ${String(SECONDS)} s`);
 console.log(
   `new-owner waits ${String(waits.length)}: p50 ${summary?.p50Ms.toFixed(1) ?? '–'} ms, p99 ${summary?.p99Ms.toFixed(1) ?? '–'} ms, max ${summary?.maxMs.toFixed(1) ?? '–'} ms`,
 );
@@ -96,7 +114,9 @@ console.log(
   `waits over ${String(SLOW_MS)} ms: ${String(slow.length)}, of which ${String(slow.filter((span) => during(span).length > 0).length)} overlapped a collection`,
 );
 for (const span of [...waits].sort((a, b) => b.ms - a.ms).slice(0, 10)) {
-  console.log(`  ${span.ms.toFixed(1).padStart(6)} ms at ${((span.start - measureFrom) / 1_000).toFixed(2)} s: ${during(span).join(', ') || 'no collection'}`);
+  console.log(
+    `  ${span.ms.toFixed(1).padStart(6)} ms at ${((span.start - measureFrom) / 1_000).toFixed(2)} s: holds ${inside(holdSpans, span)}, switches ${inside(switchSpans, span)}; ${during(span).join(', ') || 'no collection'}`,
+  );
 }
 for (const worker of workers) await worker.close();
 connections.disconnectAll();

@@ -136,6 +136,7 @@ function createCore(options: LockClientOptions): CoreWithClose {
       core.closed = true;
       closing ??= (async () => {
         for (const closable of [...tracked]) closable.close();
+        renewer.closeAll();
         await core.settled();
         hub.closeAll();
         renewer.stop();

@@ -8,7 +8,6 @@ import type { ReplyObserver } from '../store/Store.js';
 import { ExpiryFix } from './ExpiryFix.js';
 import type { RenewEntry, RenewTarget } from './Renewer.js';
 import { send, type Command } from './send.js';
-import type { LinkedNode } from '../util/LinkedSet.js';
 import { isTransient, toLockError } from './toLockError.js';
 
 /** How a hold's key stays alive: renewed by the watchdog, a fixed lease that runs out, or no expiry at all. */
@@ -62,11 +61,12 @@ export class HeldLease implements Lease, RenewEntry {
   readonly acquiredAt: number;
   /** @internal The renewer's (watchdog) or the fixed lease's deadline; Infinity without expiry. */
   heldUntil = Infinity;
-  /** @internal The renewer's slot for this lease. */
-  renewNode: LinkedNode<RenewEntry> | undefined = undefined;
+  /** @internal The renewer's slot for this lease (-1: not renewed). */
+  renewIndex = -1;
   readonly #spec: HoldSpec;
   readonly #onLost: LossListener;
-  readonly #tracked: Tracked;
+  /** The client's record of it, for `close()`; none while the watchdog renews it, as the renewer's list holds it then. */
+  #tracked: Tracked | undefined;
   #state: State = 'held';
   #controller: AbortController | undefined;
   #abortReason: unknown;
@@ -79,7 +79,7 @@ export class HeldLease implements Lease, RenewEntry {
     this.#spec = spec;
     this.#onLost = onLost;
     this.acquiredAt = now;
-    this.#tracked = core.track(this);
+    this.#tracked = expiry.type === 'watchdog' ? undefined : core.track(this);
     if (expiry.type === 'watchdog') {
       core.renewer.add(this, sentAt, now);
     } else if (expiry.type === 'fixed') {
@@ -188,6 +188,7 @@ export class HeldLease implements Lease, RenewEntry {
     // Off the watchdog before the command leaves: a renewal sent after it would lengthen the key again. Until
     // the reply, the last renewal's deadline stands.
     core.renewer.remove(this);
+    this.#tracked = core.track(this);
     this.#loseAt(this.heldUntil, 'unconfirmed');
     new ExpiryFix(core, this, command, ms, onFixed).send();
   }
@@ -247,8 +248,8 @@ export class HeldLease implements Lease, RenewEntry {
     this.#state = state;
     this.#abortReason = reason;
     this.#timer?.unsubscribe();
-    if (this.#spec.expiry.type === 'watchdog') this.#spec.core.renewer.remove(this);
-    this.#spec.core.untrack(this.#tracked);
+    if (this.#tracked === undefined) this.#spec.core.renewer.remove(this);
+    else this.#spec.core.untrack(this.#tracked);
     this.#controller?.abort(reason);
   }
 

@@ -29,4 +29,28 @@ describeStores('close() contract', (fixture) => {
     await client.close();
     await handle.release();
   });
+
+  it('releases leases under the watchdog, with a fixed lease, and a multi-lock fixed once every member was held', async () => {
+    const f = fixture();
+    const client = f.client();
+    const observer = f.client();
+    const errors: unknown[] = [];
+    const leases: string[] = [];
+    const hold = (lease$: ReturnType<typeof client.lock$>, label: string): void => {
+      lease$.subscribe({ next: () => leases.push(label), error: (e: unknown) => errors.push(e) });
+    };
+    hold(client.lock$('watchdog'), 'watchdog');
+    hold(client.fairLock$('fair-watchdog'), 'fair-watchdog');
+    hold(client.lock$('fixed', { leaseMs: 60_000 }), 'fixed');
+    // Held under the watchdog while acquired, then taken off it and set to the fixed lease.
+    hold(client.multiLock$(['multi-a', 'multi-b'], { leaseMs: 60_000 }), 'multi');
+    const names = ['watchdog', 'fair-watchdog', 'fixed', 'multi-a', 'multi-b'];
+    expect(await eventually(() => leases.length === 4)).toBe(true);
+    for (const name of names) expect(await observer.isLocked(name)).toBe(true);
+
+    await client.close();
+    for (const name of names) expect({ name, locked: await observer.isLocked(name) }).toEqual({ name, locked: false });
+    expect(errors).toHaveLength(4);
+    expect(errors.every((e) => e instanceof LockLostError && e.reason === 'closed')).toBe(true);
+  });
 });
