@@ -78,9 +78,9 @@ export class Renewer {
     if (entry.heldUntil - now < (2 * this.#settings.ttlMs) / 3) this.#send([entry]);
   }
 
-  // The timers are not stopped here: holds come and go many times a second, and a tick or sweep that
-  // finds nothing to do stops itself, which saves a timer per hold.
-  // The last member moves into the freed slot: renewal order does not matter, batches are regrouped by slot anyway.
+  // The last member moves into the freed slot (renewal order does not matter: batches are regrouped by slot).
+  // The timers are not stopped here: holds come and go many times a second, and a tick or sweep that finds
+  // nothing to do stops itself, which saves a timer per hold.
   remove(entry: RenewEntry): void {
     const entries = this.#entries;
     const index = entry.renewIndex;
@@ -94,8 +94,8 @@ export class Renewer {
   }
 
   /**
-   * Client close: closes every hold it renews. The client tracks no watchdog hold itself (its node here
-   * is the only record of it, one object fewer per held lease); each close removes its hold from the list.
+   * Client close: closes every hold it renews. The client tracks no watchdog hold itself (its slot here is
+   * the only record of it, one object fewer per held lease); each close removes its hold from the list.
    */
   closeAll(): void {
     for (const entry of this.#entries.slice()) entry.close();
