@@ -79,12 +79,14 @@ export class HeldLease implements Lease, RenewEntry {
     this.#spec = spec;
     this.#onLost = onLost;
     this.acquiredAt = now;
-    this.#tracked = expiry.type === 'watchdog' ? undefined : core.track(this);
     if (expiry.type === 'watchdog') {
       core.renewer.add(this, sentAt, now);
-    } else if (expiry.type === 'fixed') {
-      this.heldUntil = sentAt + expiry.ms - driftFor(core.settings, expiry.ms);
-      this.#loseAt(this.heldUntil, 'expired', now);
+    } else {
+      this.#tracked = core.track(this);
+      if (expiry.type === 'fixed') {
+        this.heldUntil = sentAt + expiry.ms - driftFor(core.settings, expiry.ms);
+        this.#loseAt(this.heldUntil, 'expired', now);
+      }
     }
     if (core.events.observed) {
       core.events.emit({
