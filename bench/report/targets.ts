@@ -46,12 +46,19 @@ export function checkTargets(results: Measured): TargetCheck[] {
     checks.push(check('contended: new-owner wait p99 ≤ 50 ms', label('contended', 'rxlock'), p99(lock?.newOwnerWait), '≤', 50, (v) => `${ms(v)} ms`));
   }
   const pingMs = results.ping?.p50Ms;
+  // A contended switch comes after an idle pause, as the run's publish-only measurement does: the least any
+  // hand-off over pub/sub took in this run, shown beside the figure (the target is checked as stated).
+  const publishMs = results.publishAfterPause?.p50Ms;
+  const publishFloor = publishMs !== undefined && pingMs !== undefined ? `; a publish alone ${fixed(publishMs / pingMs, 1)} ×` : '';
   for (const scenario of ['contended', 'heavy']) {
     if (!ran(scenario)) continue;
+    const context = scenario === 'contended' ? publishFloor : '';
     for (const id of ['rxlock', 'rxlock-fair']) {
       const gap = figures(scenario, id)?.switchGap?.p50Ms;
       const times = gap !== undefined && pingMs !== undefined ? gap / pingMs : undefined;
-      checks.push(check(`${scenario}: switch gap p50 ≤ 3 × PING`, label(scenario, id), times, '≤', 3, (v) => `${fixed(v, 1)} × PING (${ms(gap)} ms)`));
+      checks.push(
+        check(`${scenario}: switch gap p50 ≤ 3 × PING`, label(scenario, id), times, '≤', 3, (v) => `${fixed(v, 1)} × PING (${ms(gap)} ms${context})`),
+      );
     }
   }
   if (ran('heavy')) {
