@@ -91,12 +91,12 @@ function attemptRelease(keys: readonly string[], args: readonly (string | number
   return { script: lockReleaseScript, keys: lockKeys(keys[0] ?? '').releaseKeys, args: releaseArgs };
 }
 
-/** `lock.release` (0 not held, 1 decremented, 2 unlocked) on every instance: counted on a majority either way. */
+/** `lock.release` (0 not held, 1 decremented, 2 unlocked, 3 handed over) on every instance: counted on a majority either way. */
 const releaseVote: Vote = {
   decide(ballots, { instances, quorum, settled }) {
     const released = countBallots(ballots).replies.map((reply) => int(reply));
     const done = released.filter((reply) => reply > 0);
-    if (done.length >= quorum) return { reply: done.includes(2) ? 2 : 1 };
+    if (done.length >= quorum) return { reply: done.some((reply) => reply >= 2) ? 2 : 1 };
     if (released.length - done.length > instances - quorum) return { reply: 0 };
     if (settled) return { error: unavailable(`released on ${done.length} of ${instances} instances; a majority of ${quorum} must answer`, true) };
     return undefined;

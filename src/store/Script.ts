@@ -19,6 +19,13 @@ export interface Script<R> {
   readonly memory: (db: MemoryDb, keys: readonly string[], argv: readonly string[]) => Reply;
   /** Turns the raw reply into the typed result the engine uses. */
   readonly parse: (reply: Reply) => R;
+  /**
+   * True for a reply that says the operation handed a lock straight to a waiter. The Redis store delivers
+   * such a reply after the input already read (`setImmediate`): Redis writes the releaser's reply before
+   * the waiter's hand-off message, and a waiter in the same process then takes its grant before the
+   * releaser's code goes on. The memory store, which orders its own deliveries, ignores it.
+   */
+  readonly handsOver?: (reply: Reply) => boolean;
 }
 
 export function defineScript<R>(definition: Omit<Script<R>, 'sha1'>): Script<R> {

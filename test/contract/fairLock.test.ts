@@ -2,6 +2,7 @@ import { firstValueFrom } from 'rxjs';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLockClient, LockKeyTypeError, LockTimeoutError, type Lease, type LockClient, type RedisLike } from '../../src/index.js';
+import { HANDED_OVER } from '../../src/primitives/handedOver.js';
 import { describeStores } from '../support/fixtures.js';
 import { eventually, sleep } from '../support/leaks.js';
 import { startRedis, type RedisServer } from '../support/redisServer.js';
@@ -22,6 +23,21 @@ function take(client: LockClient, name: string, options?: Parameters<LockClient[
 }
 
 describeStores('fairLock$ contract', (fixture) => {
+  it('answers HANDED_OVER to the release that gave the lock straight to the head of the line, and 2 to one nobody waited for', async () => {
+    const f = fixture();
+    const holder = take(f.client(), 'answer');
+    await holder.granted;
+    const waiter = take(f.client(), 'answer');
+    expect(await eventually(async () => (await f.lrange(queueOf('answer'))).length === 1)).toBe(true);
+    // The waiter listens on its channel before its first attempt; the attempt's reply is what queued it.
+    await sleep(50);
+    holder.release();
+    await waiter.granted;
+    waiter.release();
+    expect(await eventually(() => Promise.resolve(f.replies('fairLock.release').length === 2))).toBe(true);
+    expect(f.replies('fairLock.release')).toEqual([f.directHandOff ? HANDED_OVER : 2, 2]);
+  });
+
   it('grants 8 clients that start 100 ms apart in exactly that order', async () => {
     const f = fixture();
     const holder = take(f.client(), 'order');

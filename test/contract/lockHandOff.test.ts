@@ -1,6 +1,7 @@
 import type { Subscription } from 'rxjs';
 import { expect, it } from 'vitest';
 import { NotLockOwnerError, type Lease, type LockClient, type LockHandle, type LockOptions } from '../../src/index.js';
+import { HANDED_OVER } from '../../src/primitives/handedOver.js';
 import { describeStores, type ClientSettings, type StoreFixture } from '../support/fixtures.js';
 import { eventually, sleep } from '../support/leaks.js';
 
@@ -65,6 +66,18 @@ describeStores('lock$ hand-off', (fixture) => {
     expect(await f.get('rxlock_handoff:{h}')).toBeNull();
     expect(await f.pttl('h')).toBeGreaterThan(25_000);
     waiter.subscription.unsubscribe();
+    expect(await eventually(async () => (await f.keys()).length === 0)).toBe(true);
+  });
+
+  it('answers HANDED_OVER to the release that gave the lock straight to the waiter, and 2 to one nobody waited for', async () => {
+    const f = fixture();
+    const { held, waiter } = await heldAndAwaited(f, 'answer');
+    await held.release();
+    await waiter.lease;
+    waiter.subscription.unsubscribe();
+    expect(await eventually(() => Promise.resolve(f.replies('lock.release').length === 2))).toBe(true);
+    // Where a release only reserves the lock (a cluster with classic pub/sub), the waiter takes it itself.
+    expect(f.replies('lock.release')).toEqual([f.directHandOff ? HANDED_OVER : 2, 2]);
     expect(await eventually(async () => (await f.keys()).length === 0)).toBe(true);
   });
 

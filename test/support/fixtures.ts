@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest';
 import type { Redis } from 'ioredis';
 import { createLockClient, redisStore, type LockClient, type LockClientOptions, type LockStore, type StoreConnection } from '../../src/index.js';
 import { createMemoryStore, type MemoryStore } from '../../src/testing.js';
+import type { Reply, Script } from '../../src/store/Script.js';
 import { eventually } from './leaks.js';
 import { startRedis, type RedisServer } from './redisServer.js';
 
@@ -16,6 +17,8 @@ export interface StoreFixture {
   client(settings?: ClientSettings): LockClient;
   /** Scripts sent by this fixture's clients so far. */
   commands(): number;
+  /** The raw replies (before parsing) of the script named `name` that this fixture's clients got so far, in order. */
+  replies(name: string): Reply[];
   keys(): Promise<string[]>;
   /** Channels subscribed by anyone. */
   channels(): Promise<number>;
@@ -39,7 +42,19 @@ export interface StoreFixture {
   flush(): Promise<void>;
 }
 
-function counting(store: LockStore, count: () => void): LockStore {
+/** Counts the scripts sent through `store`, and hands each raw reply to `heard` before it is parsed. */
+function counting(store: LockStore, count: () => void, heard: (name: string, reply: Reply) => void): LockStore {
+  // The same script, its parse reporting the raw reply first. Read field by field: some scripts are objects
+  // with getters and methods (a fair lock's waiter), which a spread would not copy.
+  const spied = <R>(script: Script<R>): Script<R> => {
+    const { name, lua, sha1, memory } = script;
+    const parse = (reply: Reply): R => {
+      heard(name, reply);
+      return script.parse(reply);
+    };
+    const handsOver = script.handsOver;
+    return handsOver === undefined ? { name, lua, sha1, memory, parse } : { name, lua, sha1, memory, parse, handsOver };
+  };
   return {
     connect(scheduler) {
       const connection = store.connect(scheduler);
@@ -54,14 +69,14 @@ function counting(store: LockStore, count: () => void): LockStore {
         },
         run: (script, keys, args, options) => {
           count();
-          return connection.run(script, keys, args, options);
+          return connection.run(spied(script), keys, args, options);
         },
         ...(call === undefined
           ? {}
           : {
               call: (script, keys, args, observer, options) => {
                 count();
-                call(script, keys, args, observer, options);
+                call(spied(script), keys, args, observer, options);
               },
             }),
         listen: (channel) => connection.listen(channel),
@@ -77,7 +92,7 @@ function counting(store: LockStore, count: () => void): LockStore {
 
 interface Backend {
   store(): LockStore;
-  fixture: Omit<StoreFixture, 'client' | 'commands' | 'kind' | 'directHandOff'>;
+  fixture: Omit<StoreFixture, 'client' | 'commands' | 'replies' | 'kind' | 'directHandOff'>;
 }
 
 function memoryBackend(): Backend & { reset(): void } {
@@ -149,6 +164,7 @@ export function describeStores(title: string, body: (fixture: () => StoreFixture
       let memory: ReturnType<typeof memoryBackend> | undefined;
       let clients: LockClient[] = [];
       let commands = 0;
+      let replies = new Map<string, Reply[]>();
       let admin: ReturnType<RedisServer['client']> | undefined;
 
       beforeAll(async () => {
@@ -170,6 +186,7 @@ export function describeStores(title: string, body: (fixture: () => StoreFixture
         await Promise.all(clients.map((client) => client.close()));
         clients = [];
         commands = 0;
+        replies = new Map<string, Reply[]>();
         // A hand-off reservation outlives an unlock by at most handoffMs (100 ms by default), then expires by itself.
         await eventually(async () => (await current.keys()).length === 0 && (await current.channels()) === 0, 1_000);
         const left = await current.keys();
@@ -235,9 +252,15 @@ export function describeStores(title: string, body: (fixture: () => StoreFixture
           directHandOff: deployment?.subscribersVisible ?? true,
           ...raw,
           commands: () => commands,
+          replies: (name) => [...(replies.get(name) ?? [])],
           client(settings = {}) {
             const base = deployment?.store() ?? (kind === 'redis' ? redisStore(server!.client()) : memory!.store());
-            const client = createLockClient({ store: counting(base, () => commands++), ...settings });
+            const heard = (name: string, reply: Reply): void => {
+              let list = replies.get(name);
+              if (list === undefined) replies.set(name, (list = []));
+              list.push(reply);
+            };
+            const client = createLockClient({ store: counting(base, () => commands++, heard), ...settings });
             clients.push(client);
             return client;
           },

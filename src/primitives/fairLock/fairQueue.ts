@@ -1,5 +1,6 @@
 import type { MemoryDb, RedisType } from '../../store/memory/MemoryDb.js';
 import { ScriptError, WRONGTYPE_REPLY } from '../../store/Script.js';
+import { HANDED_OVER } from '../handedOver.js';
 
 /**
  * The part the fair lock scripts share, written twice: `FAIR_LUA_FUNCTIONS` opens each Lua script and
@@ -128,10 +129,10 @@ local function moveUpFrom(position)
 end
 
 -- The lock is free: the head of the line gets it. An rxlock head whose client listens gets it directly
--- (the message carries the grant); any other head hears Redisson's 0 and takes it with its next attempt.
+-- (the message carries the grant; true); any other head hears Redisson's 0 and takes it with its next attempt.
 local function handOff()
   headOfLine()
-  if not head then return end
+  if not head then return false end
   local channel = channelPrefix .. ':' .. head
   local headLease, headFencing, headWait, headHold
   if direct and headDetails then
@@ -144,7 +145,7 @@ local function handOff()
   end
   if not headLease then
     redis.call(publish, channel, '0')
-    return
+    return false
   end
   local token = '-1'
   if headFencing == '1' then token = int(on(6, 'incr')) end
@@ -159,10 +160,11 @@ local function handOff()
     on(2, 'pexpire', headLease)
   end
   redis.call(publish, channel, 'rxlock:grant ' .. token .. ' ' .. nowUs .. ' ' .. headWait .. ' ' .. headHold)
+  return true
 end
 
 -- Ends this caller's hold (count: its field's count), checking its hold id first. 0: not held; 1: one
--- hold less; 2: unlocked and handed on.
+-- hold less; 2: unlocked and handed on; ${HANDED_OVER}: unlocked and given straight to the head of the line.
 local function releaseHold(count)
   if hold ~= '' and on(2, 'hdel', hold) == 0 then return 0 end
   if tonumber(count) > 1 then
@@ -172,7 +174,7 @@ local function releaseHold(count)
     return 1
   end
   redis.call('del', KEYS[1], KEYS[2])
-  handOff()
+  if handOff() then return ${HANDED_OVER} end
   return 2
 end
 `;
@@ -357,16 +359,16 @@ export class FairScriptRun {
     }
   }
 
-  handOff(): void {
+  handOff(): boolean {
     const { db } = this;
     this.headOfLine();
     const head = this.head;
-    if (head === undefined) return;
+    if (head === undefined) return false;
     const channel = `${this.channelPrefix}:${head}`;
     const parsed = this.direct && this.headDetails !== null ? /^\d+ (\d+) ([01]) (\S+) (\S*)$/.exec(this.headDetails) : null;
     if (parsed === null || db.numsub(channel) === 0) {
       db.publish(channel, '0');
-      return;
+      return false;
     }
     const [, headLease = '0', headFencing, headWait = '', headHold = ''] = parsed;
     const token = headFencing === '1' ? db.incrby(this.token, 1) : -1;
@@ -381,6 +383,7 @@ export class FairScriptRun {
       db.pexpire(this.holds, Number(headLease));
     }
     db.publish(channel, `${GRANT_MESSAGE_PREFIX}${token} ${this.nowUs} ${headWait} ${headHold}`);
+    return true;
   }
 
   releaseHold(count: string): number {
@@ -393,7 +396,6 @@ export class FairScriptRun {
       return 1;
     }
     db.del(this.keys[0] ?? '', this.keys[1] ?? '');
-    this.handOff();
-    return 2;
+    return this.handOff() ? HANDED_OVER : 2;
   }
 }

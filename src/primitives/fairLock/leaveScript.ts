@@ -1,8 +1,12 @@
 import { defineScript, int } from '../../store/Script.js';
+import { handedOver } from '../handedOver.js';
 import { FAIR_LUA_FUNCTIONS, FairScriptRun } from './fairQueue.js';
 
-/** 0: nothing of this caller's was held; 1: one hold released, others remain; 2: unlocked and handed on. */
-export type FairLeave = 0 | 1 | 2;
+/**
+ * 0: nothing of this caller's was held; 1: one hold released, others remain; 2: unlocked and handed on; 3
+ * (`HANDED_OVER`): unlocked and given straight to the head of the line.
+ */
+export type FairLeave = 0 | 1 | 2 | 3;
 
 /**
  * A waiter gives up (timeout, unsubscribe), or takes back an attempt nobody will use. Unless it keeps its
@@ -59,4 +63,5 @@ return 0
     return 0;
   },
   parse: (reply) => int(reply) as FairLeave,
+  handsOver: handedOver,
 });

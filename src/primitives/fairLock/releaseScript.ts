@@ -1,5 +1,6 @@
 import type { ReleaseReply } from '../../engine/HeldLease.js';
 import { defineScript, int } from '../../store/Script.js';
+import { handedOver } from '../handedOver.js';
 import { FAIR_LUA_FUNCTIONS, FairScriptRun } from './fairQueue.js';
 
 /**
@@ -31,4 +32,5 @@ return releaseHold(count)
     return run.releaseHold(count);
   },
   parse: (reply) => (int(reply) === 0 ? 'not-held' : 'released'),
+  handsOver: handedOver,
 });

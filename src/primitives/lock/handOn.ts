@@ -1,4 +1,5 @@
 import type { MemoryDb } from '../../store/memory/MemoryDb.js';
+import { HANDED_OVER } from '../handedOver.js';
 import { LUA_PARSE_MEMBER, parseWaiterMember } from './waiterMember.js';
 
 /** The prefix of a direct hand-off message: `rxlock:grant <token> <server time in µs> <member>`. */
@@ -36,6 +37,7 @@ const MAX_DROPPED = 16;
  *   `handoff` ms and is woken by its ticket on Redisson's channel: a client that died cannot be handed a
  *   lock it would keep for a whole lease;
  * - with nobody waiting, Redisson's `0` goes to Redisson's channel.
+ * It answers true when it gave the lock directly, and `releaseOne` then answers `HANDED_OVER`.
  *
  * `releaseOne` ends one hold of `field` (whose count was read already; `hold`: its hold id or `-`).
  */
@@ -79,7 +81,7 @@ local function handOn(head, handoff, publish)
         if redis.call('pttl', KEYS[3]) < keep then redis.call('pexpire', KEYS[3], keep) end
         local micros = time[2]
         redis.call(publish, channel, '${LOCK_GRANT_PREFIX}' .. token .. ' ' .. time[1] .. string.rep('0', 6 - #micros) .. micros .. ' ' .. member)
-        return
+        return true
       end
       listening = nowUs - tonumber(head[2]) <= ${STALE_WAITER_HANDOFFS} * 1000 * handoff
     end
@@ -92,6 +94,7 @@ local function handOn(head, handoff, publish)
     end
   end
   redis.call(publish, KEYS[2], message)
+  return false
 end
 
 local function releaseOne(field, count, hold, handoff, publish)
@@ -102,7 +105,7 @@ local function releaseOne(field, count, hold, handoff, publish)
     return 1
   end
   if hold ~= '-' then redis.call('del', KEYS[1], KEYS[5]) else redis.call('del', KEYS[1]) end
-  handOn(nextWaiter(handoff), handoff, publish)
+  if handOn(nextWaiter(handoff), handoff, publish) then return ${HANDED_OVER} end
   return 2
 end`;
 
@@ -121,7 +124,7 @@ export function handOnKeys([lock = '', channel = '', waiters = '', handoff = '',
 }
 
 /** The memory twin of `nextWaiter` and `handOn` (the memory store has one kind of pub/sub; its head stays in place instead of going back). */
-export function handOn(db: MemoryDb, keys: HandOnKeys, handoff: number): void {
+export function handOn(db: MemoryDb, keys: HandOnKeys, handoff: number): boolean {
   let message = '0';
   if (handoff > 0 && db.exists(keys.waiters) === 1) {
     const nowUs = db.timeMicros();
@@ -146,7 +149,7 @@ export function handOn(db: MemoryDb, keys: HandOnKeys, handoff: number): void {
           const keep = waiter.leaseMs + 2 * handoff + 5000;
           if (db.pttl(keys.waiters) < keep) db.pexpire(keys.waiters, keep);
           db.publish(channel, `${LOCK_GRANT_PREFIX}${token} ${nowUs} ${member}`);
-          return;
+          return true;
         }
         listening = nowUs - score <= STALE_WAITER_HANDOFFS * 1000 * handoff;
       }
@@ -161,16 +164,16 @@ export function handOn(db: MemoryDb, keys: HandOnKeys, handoff: number): void {
     }
   }
   db.publish(keys.channel, message);
+  return false;
 }
 
 /** The memory twin of `releaseOne`. */
-export function releaseOne(db: MemoryDb, keys: HandOnKeys, field: string, count: string, hold: string, handoff: number): 1 | 2 {
+export function releaseOne(db: MemoryDb, keys: HandOnKeys, field: string, count: string, hold: string, handoff: number): 1 | 2 | 3 {
   if (Number(count) > 1) {
     db.hincrby(keys.lock, field, -1);
     return 1;
   }
   if (hold === '-') db.del(keys.lock);
   else db.del(keys.lock, keys.holds);
-  handOn(db, keys, handoff);
-  return 2;
+  return handOn(db, keys, handoff) ? HANDED_OVER : 2;
 }

@@ -1,10 +1,14 @@
 import type { ReleaseReply } from '../../engine/HeldLease.js';
 import { defineScript, int, type Script } from '../../store/Script.js';
+import { HANDED_OVER, handedOver } from '../handedOver.js';
 import { handOn, handOnKeys, LUA_HAND_ON, releaseOne } from './handOn.js';
 import { memberField, parseWaiterMember } from './waiterMember.js';
 
-/** 0: not held by this owner (nothing changed); 1: one hold released, others remain; 2: unlocked. */
-export type LockRelease = 0 | 1 | 2;
+/**
+ * 0: not held by this owner (nothing changed); 1: one hold released, others remain; 2: unlocked; 3
+ * (`HANDED_OVER`): unlocked and given straight to a waiter.
+ */
+export type LockRelease = 0 | 1 | 2 | 3;
 
 /**
  * KEYS: lock, channel, waiters, handoff, holds, token (see `LockKeys.releaseKeys`).
@@ -13,8 +17,9 @@ export type LockRelease = 0 | 1 | 2;
  * Checks ownership before writing anything; a release sent twice answers 0 the second time. The first
  * write of a partial release is a PEXPIRE, which needs no memory, so Redis lets the decrement through even
  * when it is out of memory. The final unlock deletes the key and hands the lock on (see `LUA_HAND_ON`):
- * directly to the longest-waiting rxlock waiter whose client listens, else by a reservation for it, else
- * with Redisson's `0`.
+ * directly to the longest-waiting rxlock waiter whose client listens (answering `HANDED_OVER`, which the
+ * Redis store delivers after the input already read: see `Script.handsOver`), else by a reservation for it,
+ * else with Redisson's `0`.
  */
 export const lockReleaseScript = defineScript<LockRelease>({
   name: 'lock.release',
@@ -41,7 +46,7 @@ if count == '1' then
 end
 ${LUA_HAND_ON}
 if head then
-  handOn(head, handoff, ARGV[3])
+  if handOn(head, handoff, ARGV[3]) then return ${HANDED_OVER} end
   return 2
 end
 return releaseOne(ARGV[1], count, hold, handoff, ARGV[3])
@@ -53,6 +58,7 @@ return releaseOne(ARGV[1], count, hold, handoff, ARGV[3])
     return releaseOne(db, named, field, db.hget(named.lock, field) ?? '1', hold, Number(handoffMs));
   },
   parse: (reply) => int(reply) as LockRelease,
+  handsOver: handedOver,
 });
 
 /** The same script, its reply read the way a lease's release needs it. */
@@ -65,7 +71,8 @@ export const lockLeaseReleaseScript: Script<ReleaseReply> = { ...lockReleaseScri
  * queue; a direct hand-off that reached it is released (which hands the lock on), and a reservation made for
  * it passes on. Only what was this waiter's is touched: for an owner that never re-enters its field is its
  * own, a reentrant owner's hold is known by its hold id. Sent twice, the second run changes nothing.
- * 0: nothing of the waiter's was held; 1: one hold released, others remain; 2: unlocked and handed on.
+ * 0: nothing of the waiter's was held; 1: one hold released, others remain; 2: unlocked and handed on; 3
+ * (`HANDED_OVER`): unlocked and given straight to the next waiter.
  */
 export const lockLeaveScript = defineScript<LockRelease>({
   name: 'lock.leave',
@@ -101,4 +108,5 @@ return 0
     return 0;
   },
   parse: (reply) => int(reply) as LockRelease,
+  handsOver: handedOver,
 });

@@ -276,6 +276,11 @@ class RedisConnection implements StoreConnection {
 
 /** Parses a script's reply for its observer; a reply the script cannot read is a store error, not a crash. */
 function deliver<R>(script: Script<R>, reply: unknown, observer: ReplyObserver<R>): void {
+  if (script.handsOver?.(reply as Reply) === true) setImmediate(deliverNow, script, reply, observer);
+  else deliverNow(script, reply, observer);
+}
+
+function deliverNow<R>(script: Script<R>, reply: unknown, observer: ReplyObserver<R>): void {
   let parsed: R;
   try {
     parsed = script.parse(reply as Reply);
