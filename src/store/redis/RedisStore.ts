@@ -274,12 +274,13 @@ class RedisConnection implements StoreConnection {
   }
 }
 
-/** Parses a script's reply for its observer; a reply the script cannot read is a store error, not a crash. */
+/** Hands a script's reply to its observer: at once, or after the input already read if it handed a lock over (`Script.handsOver`). */
 function deliver<R>(script: Script<R>, reply: unknown, observer: ReplyObserver<R>): void {
   if (script.handsOver?.(reply as Reply) === true) setImmediate(deliverNow, script, reply, observer);
   else deliverNow(script, reply, observer);
 }
 
+/** Parses a script's reply for its observer; a reply the script cannot read is a store error, not a crash. */
 function deliverNow<R>(script: Script<R>, reply: unknown, observer: ReplyObserver<R>): void {
   let parsed: R;
   try {
