@@ -52,6 +52,8 @@ export interface LocalCluster {
   keys(): Promise<string[]>;
   /** Classic plus shard channels subscribed on every live node. */
   channels(): Promise<string[]>;
+  /** Classic plus shard channels subscribed on the master that serves `key`: the ones a script on `key` sees (PUBSUB NUMSUB, SHARDNUMSUB). */
+  channelsOnNodeOf(key: string): Promise<string[]>;
   /** FLUSHALL on every live master. */
   flushAll(): Promise<void>;
   stop(): Promise<void>;
@@ -251,6 +253,13 @@ export async function startCluster(options: LocalClusterOptions = {}): Promise<L
       );
       return all.flat().sort();
     },
+    async channelsOnNodeOf(key) {
+      const node = await masterOfSlot(calculateSlot(key));
+      return ask(node.port, async (redis) => [
+        ...((await redis.pubsub('CHANNELS')) as string[]),
+        ...((await redis.call('PUBSUB', 'SHARDCHANNELS')) as string[]),
+      ]);
+    },
     async flushAll() {
       await Promise.all((await liveMasters()).map((node) => ask(node.port, (redis) => redis.flushall())));
     },
@@ -316,6 +325,7 @@ export function clusterDeployment(shared: () => Promise<LocalCluster>, options: 
     admin: () => admin as unknown as Redis,
     keys: () => started().keys(),
     channels: async () => (await started().channels()).length,
+    subscribedOnNodeOf: async (key, channel) => (await started().channelsOnNodeOf(key)).includes(channel),
     flush: () => started().flushAll(),
     async reset() {
       for (const client of handedOut.splice(0)) client.disconnect();

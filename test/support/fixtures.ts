@@ -13,6 +13,11 @@ export interface StoreFixture {
   readonly kind: 'memory' | 'redis';
   /** Whether releases can hand a lock to a waiter directly here: they see whether its client listens (not on a cluster with classic pub/sub). */
   readonly directHandOff: boolean;
+  /**
+   * Whether a subscriber of `channel` is on the node that serves `key`: always where there is one node; on a
+   * cluster with classic pub/sub a script sees only its own node's subscribers.
+   */
+  subscribedOnNodeOf(key: string, channel: string): Promise<boolean>;
   /** A new client on this store; closed (and checked for leaks) after the test. */
   client(settings?: ClientSettings): LockClient;
   /** Scripts sent by this fixture's clients so far. */
@@ -92,7 +97,7 @@ function counting(store: LockStore, count: () => void, heard: (name: string, rep
 
 interface Backend {
   store(): LockStore;
-  fixture: Omit<StoreFixture, 'client' | 'commands' | 'replies' | 'kind' | 'directHandOff'>;
+  fixture: Omit<StoreFixture, 'client' | 'commands' | 'replies' | 'kind' | 'directHandOff' | 'subscribedOnNodeOf'>;
 }
 
 function memoryBackend(): Backend & { reset(): void } {
@@ -141,6 +146,8 @@ export interface RedisDeployment {
   reset(): Promise<void>;
   /** Whether a script's PUBSUB NUMSUB sees every client's subscriptions (see `StoreConnection.subscribersVisible`). */
   readonly subscribersVisible: boolean;
+  /** See `StoreFixture.subscribedOnNodeOf`. */
+  subscribedOnNodeOf(key: string, channel: string): Promise<boolean>;
 }
 
 let deployments: readonly RedisDeployment[] | undefined;
@@ -250,6 +257,7 @@ export function describeStores(title: string, body: (fixture: () => StoreFixture
         return {
           kind,
           directHandOff: deployment?.subscribersVisible ?? true,
+          subscribedOnNodeOf: (key, channel) => deployment?.subscribedOnNodeOf(key, channel) ?? Promise.resolve(true),
           ...raw,
           commands: () => commands,
           replies: (name) => [...(replies.get(name) ?? [])],
