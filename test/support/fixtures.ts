@@ -14,8 +14,8 @@ export interface StoreFixture {
   /** Whether releases can hand a lock to a waiter directly here: they see whether its client listens (not on a cluster with classic pub/sub). */
   readonly directHandOff: boolean;
   /**
-   * Whether a subscriber of `channel` is on the node that serves `key`: always where there is one node; on a
-   * cluster with classic pub/sub a script sees only its own node's subscribers.
+   * Whether a script on `key` counts `channel`'s subscribers (PUBSUB NUMSUB): always where there is one node;
+   * on a cluster with classic pub/sub only those connected to the node that serves `key`.
    */
   subscribedOnNodeOf(key: string, channel: string): Promise<boolean>;
   /** A new client on this store; closed (and checked for leaks) after the test. */
