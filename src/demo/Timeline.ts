@@ -31,6 +31,14 @@ export class Timeline {
     this.#event(`${pc.green(`w${worker + 1} acquired`)} token ${token ?? '-'} after waiting ${Math.round(waitedMs)} ms; ${note}`);
   }
 
+  /**
+   * The worker's work ended and its release is on its way. Its lane empties now, without a line of its own:
+   * the release hands the lock to the next waiter, whose "acquired" line can come before "released".
+   */
+  releasing(worker: number): void {
+    this.#lanes[worker] = 'idle';
+  }
+
   released(worker: number): void {
     this.#lanes[worker] = 'idle';
     this.#event(`w${worker + 1} released`);

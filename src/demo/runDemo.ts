@@ -83,7 +83,12 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
           lastToken = lease.token;
         }
         timeline.acquired(index, lease.token, performance.now() - requestedAt, overrun ? `works ${holdMs} ms on a 250 ms lease` : `works ${holdMs} ms`);
-        return timer(holdMs).pipe(finalize(() => holders--));
+        return timer(holdMs).pipe(
+          finalize(() => {
+            holders--;
+            timeline.releasing(index);
+          }),
+        );
       };
       return client.withLock$(lockName, work, { fencing: true, ...(overrun ? { leaseMs: 250 } : {}) });
     }).pipe(

@@ -8,6 +8,8 @@ interface Channel {
   readonly listeners: Set<Listener>;
   /** The server confirmed the latest (re)subscription. */
   confirmed: boolean;
+  /** The latest (re)subscription was refused by the client before it reached the server. */
+  rejected: boolean;
   /** Resends the subscription if it is not confirmed in time. */
   retry: Subscription | undefined;
   retryMs: number;
@@ -71,7 +73,7 @@ export class Subscriber {
       let entry = this.#channels.get(channel);
       const first = entry === undefined;
       if (entry === undefined) {
-        entry = { listeners: new Set(), confirmed: false, retry: undefined, retryMs: CONFIRM_MS };
+        entry = { listeners: new Set(), confirmed: false, rejected: false, retry: undefined, retryMs: CONFIRM_MS };
         this.#channels.set(channel, entry);
       }
       entry.listeners.add(listener);
@@ -135,6 +137,7 @@ export class Subscriber {
       const entry = this.#channels.get(channel);
       if (entry === undefined) continue;
       entry.confirmed = false;
+      entry.rejected = false;
       entry.retry?.unsubscribe();
       const retryMs = entry.retryMs;
       // Unconfirmed in time (a lost reply, or ioredis dropping an SSUBSCRIBE answered with MOVED): send it again.
@@ -156,12 +159,19 @@ export class Subscriber {
         for (const listener of [...entry.listeners]) listener({ type: 'ready' });
       }
     };
-    // A failed subscription is sent again by the confirmation timer; waiters still have their TTL fallback.
+    const reject = (rejected: readonly string[]) => () => {
+      for (const channel of rejected) {
+        const entry = this.#channels.get(channel);
+        if (entry !== undefined && !entry.confirmed) entry.rejected = true;
+      }
+    };
+    // A failed subscription is sent again by the confirmation timer, or when the connection is ready if the
+    // client refused it before that (see `#onReady`); waiters still have their TTL fallback.
     if (this.#sharded) {
       // Channels of different slots live on different nodes: one SSUBSCRIBE each.
-      for (const channel of channels) connection.ssubscribe(channel).then(confirm([channel]), () => undefined);
+      for (const channel of channels) connection.ssubscribe(channel).then(confirm([channel]), reject([channel]));
     } else {
-      connection.subscribe(...channels).then(confirm(channels), () => undefined);
+      connection.subscribe(...channels).then(confirm(channels), reject(channels));
     }
   }
 
@@ -197,6 +207,9 @@ export class Subscriber {
   readonly #onReady = (): void => {
     if (!this.#readyOnce) {
       this.#readyOnce = true;
+      // The first subscriptions waited in ioredis's offline queue, unless the client has none
+      // (`enableOfflineQueue: false`, often with `lazyConnect`): then it refused them, and they go now.
+      this.#subscribe([...this.#channels].filter(([, entry]) => entry.rejected).map(([channel]) => channel));
       return;
     }
     this.#reconnects++;
