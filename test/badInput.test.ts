@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   ClientClosedError,
   createLockClient,
+  createRedlockClient,
   LockBackendError,
   LockKeyTypeError,
   NotLockOwnerError,
@@ -355,6 +356,11 @@ describe('bad input: a typed error naming what was wrong, nothing written to Red
     expect(() => createLockClient({ redis, clientId: 'a:b' })).toThrow(/"clientId".*no ":"/);
     expect(() => createLockClient({ redis, retries: 3 } as never)).toThrow(/unknown option "retries"/);
     expect(() => createLockClient({ redis: {} as RedisLike })).toThrow(/"redis" must be an ioredis Redis or Cluster/);
+    // ioredis would prefix the scripts' keys but not the channels the waiters listen on.
+    const prefixed = server.client({ keyPrefix: 'app:' });
+    expect(() => createLockClient({ redis: prefixed })).toThrow(TypeError);
+    expect(() => createLockClient({ redis: prefixed })).toThrow(/option "redis" has the ioredis option keyPrefix "app:".*rxlock's own keyPrefix option/);
+    expect(() => createRedlockClient([redis, prefixed])).toThrow(/instances\[1\] has the ioredis option keyPrefix "app:"/);
     expect(() => createLockClient({ redis, driftFactor: 0.7 })).toThrow(/"driftFactor".*\[0, 0.5\)/);
     expect(() => createLockClient({ redis, driftMs: 40_000 })).toThrow(RangeError);
     expect(() => createLockClient({ redis, driftMs: 40_000 })).toThrow(/"driftMs" \(40000\).*40300 ms of drift on a 30000 ms lease/);

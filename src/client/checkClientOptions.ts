@@ -1,3 +1,4 @@
+import { clientKeyPrefix, keyPrefixError } from '../store/redis/clientKeyPrefix.js';
 import { describeValue } from '../util/describeValue.js';
 import { assertDuration, assertOptions } from '../util/validate.js';
 import { CLIENT_OPTION_KEYS, type LockClientOptions } from './LockClientOptions.js';
@@ -20,6 +21,8 @@ export function checkClientOptions(options: LockClientOptions): void {
   ) {
     throw new TypeError(`rxlock: ${WHERE}: option "redis" must be an ioredis Redis or Cluster, got ${describeValue(redis)}`);
   }
+  const prefix = redis === undefined ? undefined : clientKeyPrefix(redis);
+  if (prefix !== undefined) throw keyPrefixError(WHERE, 'option "redis"', prefix);
   if (store !== undefined && (typeof store !== 'object' || typeof (store as { connect?: unknown }).connect !== 'function')) {
     throw new TypeError(`rxlock: ${WHERE}: option "store" must be a LockStore, got ${describeValue(store)}`);
   }
