@@ -1,4 +1,4 @@
-import { clientKeyPrefix, keyPrefixError } from '../store/redis/clientKeyPrefix.js';
+import { assertRedisClient } from '../store/redis/assertRedisClient.js';
 import { describeValue } from '../util/describeValue.js';
 import { assertDuration, assertOptions } from '../util/validate.js';
 import { CLIENT_OPTION_KEYS, type LockClientOptions } from './LockClientOptions.js';
@@ -13,16 +13,7 @@ export function checkClientOptions(options: LockClientOptions): void {
   if ((redis === undefined) === (store === undefined)) {
     throw new TypeError(`rxlock: ${WHERE}: pass exactly one of "redis" (an ioredis client) and "store"`);
   }
-  if (
-    redis !== undefined &&
-    (typeof redis !== 'object' ||
-      typeof (redis as { evalsha?: unknown }).evalsha !== 'function' ||
-      typeof (redis as { duplicate?: unknown }).duplicate !== 'function')
-  ) {
-    throw new TypeError(`rxlock: ${WHERE}: option "redis" must be an ioredis Redis or Cluster, got ${describeValue(redis)}`);
-  }
-  const prefix = redis === undefined ? undefined : clientKeyPrefix(redis);
-  if (prefix !== undefined) throw keyPrefixError(WHERE, 'option "redis"', prefix);
+  if (redis !== undefined) assertRedisClient(redis, WHERE, 'option "redis"');
   if (store !== undefined && (typeof store !== 'object' || typeof (store as { connect?: unknown }).connect !== 'function')) {
     throw new TypeError(`rxlock: ${WHERE}: option "store" must be a LockStore, got ${describeValue(store)}`);
   }

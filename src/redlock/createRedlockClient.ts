@@ -5,7 +5,7 @@ import type { Lease } from '../engine/Lease.js';
 import type { LockOptions } from '../primitives/lock/lock.js';
 import type { LockHandle } from '../primitives/promise.js';
 import type { RedisLike } from '../store/redis/RedisLike.js';
-import { clientKeyPrefix, keyPrefixError } from '../store/redis/clientKeyPrefix.js';
+import { assertRedisClient } from '../store/redis/assertRedisClient.js';
 import { callSite, describeValue } from '../util/describeValue.js';
 import { assertDuration, assertOptions } from '../util/validate.js';
 import { quorumOf } from './quorum.js';
@@ -96,14 +96,7 @@ function checkInstances(instances: unknown): asserts instances is readonly Redis
   // An index loop, not forEach: forEach skips the holes of a sparse array, which would then count as masters.
   for (let index = 0; index < instances.length; index++) {
     const instance: unknown = instances[index];
-    const looksLikeRedis =
-      typeof instance === 'object' &&
-      instance !== null &&
-      typeof (instance as { evalsha?: unknown }).evalsha === 'function' &&
-      typeof (instance as { duplicate?: unknown }).duplicate === 'function';
-    if (!looksLikeRedis) throw new TypeError(`rxlock: ${WHERE}: instances[${index}] must be an ioredis Redis or Cluster, got ${describeValue(instance)}`);
-    const prefix = clientKeyPrefix(instance);
-    if (prefix !== undefined) throw keyPrefixError(WHERE, `instances[${index}]`, prefix);
+    assertRedisClient(instance, WHERE, `instances[${index}]`);
     if (instances.indexOf(instance) !== index) {
       throw new TypeError(`rxlock: ${WHERE}: instances[${index}] is the same client as instances[${instances.indexOf(instance)}]; each master must count once`);
     }
