@@ -4,9 +4,10 @@
  * hand-off it records, from the holder's unsubscribe: when the release command went to ioredis
  * (`sendCommand`) and into the socket, when the release script read the server's clock (the grant message
  * carries that `TIME`; converted to this process's clock with the offset of the fastest of 200 `TIME` round
- * trips before and after), when the release's reply arrived (`released` event), when the waiter's subscriber
- * connection got the hand-off message, and when the waiter's lease arrived; and PING round trips back to back
- * and after a 1 ms pause. Run after `npm run build`: `node --import tsx bench/probes/switchPath.ts`.
+ * trips before and after), when the release's reply reached the holder's socket and when the hand-off message
+ * reached the waiter's (the first bytes read from each, and which came first), when the release's reply was
+ * delivered (`released` event), when the waiter's subscriber connection got the hand-off message, and when the
+ * waiter's lease arrived; and PING round trips back to back and after a 1 ms pause. Run after `npm run build`: `node --import tsx bench/probes/switchPath.ts`.
  */
 import type { Redis } from 'ioredis';
 import { filter, firstValueFrom, type Subscription } from 'rxjs';
@@ -28,7 +29,24 @@ const marks = {
   released: latencyHistogram(),
   message: latencyHistogram(),
   lease: latencyHistogram(),
+  replyRead: latencyHistogram(),
+  messageRead: latencyHistogram(),
 };
+/** Per hand-off: whether the release's reply or the hand-off message has been read yet. */
+let replyRead = true;
+let messageRead = true;
+const firstRead = { reply: 0, message: 0 };
+/** Marks the first bytes a socket read during a hand-off, and counts which of the two sockets read first. */
+function markRead(stream: NodeJS.EventEmitter, which: 'reply' | 'message'): void {
+  stream.prependListener('data', () => {
+    if (startedAt === undefined) return;
+    if (which === 'reply' ? replyRead || !writtenMarked : messageRead) return;
+    if (!replyRead && !messageRead) firstRead[which]++;
+    if (which === 'reply') replyRead = true;
+    else messageRead = true;
+    mark(which === 'reply' ? marks.replyRead : marks.messageRead);
+  });
+}
 /** Server µs of each grant message, with this process's clock (µs since `performance.timeOrigin`) when the hand-off began. */
 const scriptTimes: { serverUs: number; startedAt: number }[] = [];
 let startedAt: number | undefined;
@@ -60,10 +78,12 @@ function client(): LockClient {
       }
       return write(...args);
     };
+    markRead(stream as unknown as NodeJS.EventEmitter, 'reply');
   });
   const duplicate = redis.duplicate.bind(redis);
   redis.duplicate = (...args: Parameters<Redis['duplicate']>) => {
     const subscriber = duplicate(...args);
+    subscriber.once('connect', () => markRead((subscriber as unknown as { stream: NodeJS.EventEmitter }).stream, 'message'));
     subscriber.on('message', (_channel: string, message: string) => {
       mark(marks.message);
       // `rxlock:grant <token> <server µs> …` for both locks.
@@ -112,6 +132,8 @@ for (let i = 0; i < HAND_OFFS + WARM_UP; i++) {
   if (i >= WARM_UP) startedAt = performance.now();
   sentMarked = false;
   writtenMarked = false;
+  replyRead = false;
+  messageRead = false;
   held.unsubscribe();
   held = await leased;
   await released;
@@ -136,6 +158,9 @@ console.log(`clock offset to the server: ${(offsetAfter - offsetBefore).toFixed(
 console.log(line('release command sent (sendCommand)', marks.sent));
 console.log(line('release written into the socket', marks.written));
 console.log(line('release script read the clock (server TIME)', marks.script));
+console.log(line("release reply read at the holder's socket", marks.replyRead));
+console.log(line("hand-off message read at the waiter's socket", marks.messageRead));
+console.log(`read first: the reply in ${String(firstRead.reply)} hand-offs, the message in ${String(firstRead.message)}`);
 console.log(line('release reply (released event)', marks.released));
 console.log(line("hand-off message at the waiter's connection", marks.message));
 console.log(line("waiter's lease", marks.lease));
