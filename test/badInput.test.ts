@@ -13,7 +13,8 @@ import {
   type RedisLike,
 } from '../src/index.js';
 import { eventually } from './support/leaks.js';
-import { freePort, startRedis, type RedisServer } from './support/redisServer.js';
+import { freePort } from './support/redisServer.js';
+import { redisServerForSuite } from './support/suiteRedis.js';
 
 /**
  * Counts the scripts a client sends, so a test can show that bad input sent nothing. EVAL is not counted:
@@ -148,13 +149,12 @@ const cases: readonly BadCase[] = [
 ];
 
 describe('bad input: a typed error naming what was wrong, nothing written to Redis, the client still usable', () => {
-  let server: RedisServer;
+  const server = redisServerForSuite(['--enable-debug-command', 'yes']);
   let admin: Redis;
   let client: LockClient;
   let scripts: () => number;
 
-  beforeAll(async () => {
-    server = await startRedis(['--enable-debug-command', 'yes']);
+  beforeAll(() => {
     admin = server.client();
     const counting = countingRedis(server.client());
     scripts = counting.scripts;
@@ -162,7 +162,6 @@ describe('bad input: a typed error naming what was wrong, nothing written to Red
   });
   afterAll(async () => {
     await client.close();
-    await server.stop();
   });
   beforeEach(async () => {
     await admin.flushall();

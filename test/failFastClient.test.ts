@@ -1,21 +1,14 @@
 import { filter, firstValueFrom } from 'rxjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLockClient } from '../src/index.js';
-import { startRedis, type RedisServer } from './support/redisServer.js';
+import { redisServerForSuite } from './support/suiteRedis.js';
 
 // A common production setting: connect explicitly, and fail a command at once instead of queueing it while
 // the connection is down. rxlock's pub/sub connection is a duplicate of the client, with these settings too.
 const FAIL_FAST = { lazyConnect: true, enableOfflineQueue: false } as const;
 
 describe('a client created with lazyConnect and enableOfflineQueue: false', () => {
-  let server: RedisServer;
-
-  beforeAll(async () => {
-    server = await startRedis();
-  });
-  afterAll(async () => {
-    await server.stop();
-  });
+  const server = redisServerForSuite();
 
   it('wakes its waiters by pub/sub: a waiter gets the lock as soon as the holder releases it', async () => {
     const connections = [server.client(FAIL_FAST), server.client(FAIL_FAST)];

@@ -1,10 +1,10 @@
 import { asyncScheduler, firstValueFrom } from 'rxjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { redisStore, type StoreConnection } from '../src/index.js';
 import { handedOver } from '../src/primitives/handedOver.js';
 import { defineScript, int, type Script } from '../src/store/Script.js';
 import { eventually } from './support/leaks.js';
-import { startRedis, type RedisServer } from './support/redisServer.js';
+import { redisServerForSuite } from './support/suiteRedis.js';
 
 const handingOver = defineScript({ name: 'test.handingOver', lua: 'return 3', memory: () => 3, parse: int, handsOver: handedOver });
 const plain = defineScript({ name: 'test.plain', lua: 'return 3 -- plain', memory: () => 3, parse: int });
@@ -16,13 +16,7 @@ const otherPlain = defineScript({ name: 'test.otherPlain', lua: 'return 3 -- oth
  * says it handed a lock over after the input already read (here: the reply read in the same chunk).
  */
 describe('Redis store: a reply that hands a lock over', () => {
-  let server: RedisServer;
-  beforeAll(async () => {
-    server = await startRedis();
-  });
-  afterAll(async () => {
-    await server.stop();
-  });
+  const server = redisServerForSuite();
 
   /** Sends `first` then `second` in one write, so that Redis answers both in one read of ours; the order their replies reach us. */
   async function deliveryOrder(first: Script<number>, second: Script<number>): Promise<string[]> {

@@ -1,26 +1,21 @@
 import { Redis as Redis6 } from 'ioredis6';
 import { firstValueFrom } from 'rxjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createLockClient, LockKeyTypeError, LockTimeoutError } from '../src/index.js';
 import { eventually, sleep } from './support/leaks.js';
-import { startRedis, type RedisServer } from './support/redisServer.js';
+import { redisServerForSuite } from './support/suiteRedis.js';
 
 // ioredis 6 speaks RESP3 by default and raises different error classes; the same behaviour must hold.
 describe('with ioredis 6 (RESP3)', () => {
-  let server: RedisServer;
+  const server = redisServerForSuite();
   const connections: Redis6[] = [];
   const connect = (): Redis6 => {
     const redis = new Redis6({ port: server.port, host: '127.0.0.1' });
     connections.push(redis);
     return redis;
   };
-
-  beforeAll(async () => {
-    server = await startRedis();
-  });
-  afterAll(async () => {
+  afterAll(() => {
     for (const redis of connections) redis.disconnect();
-    await server.stop();
   });
 
   it('acquires, renews, wakes a waiter, fences and refuses a wrong type', async () => {

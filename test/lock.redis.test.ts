@@ -1,18 +1,11 @@
 import { firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLockClient, LockLostError, type Lease } from '../src/index.js';
 import { activeTimers, eventually, sleep } from './support/leaks.js';
-import { startRedis, type RedisServer } from './support/redisServer.js';
+import { redisServerForSuite } from './support/suiteRedis.js';
 
 describe('lock$ against a real redis-server', () => {
-  let server: RedisServer;
-
-  beforeAll(async () => {
-    server = await startRedis();
-  });
-  afterAll(async () => {
-    await server.stop();
-  });
+  const server = redisServerForSuite();
 
   it('8 clients on separate connections doing GET, delay, SET of a shared counter under the lock lose no update', async () => {
     const clients = Array.from({ length: 8 }, () => createLockClient({ redis: server.client() }));

@@ -1,13 +1,13 @@
 import { Redis } from 'ioredis';
 import { filter, firstValueFrom, map, type Subscription } from 'rxjs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLockClient, LockBackendError, LockLostError, NotLockOwnerError, type Lease, type LockClient, type LockEvent } from '../src/index.js';
 import { lockAcquireScript } from '../src/primitives/lock/acquireScript.js';
 import { lockReleaseScript } from '../src/primitives/lock/releaseScript.js';
 import { now, runSeed, seededRandom, watchServerExpiry } from './support/checker.js';
 import { activeTimers, eventually, sleep } from './support/leaks.js';
 import { startProxy, type TcpProxy } from './support/proxy.js';
-import { startRedis, type RedisServer } from './support/redisServer.js';
+import { redisServerForSuite } from './support/suiteRedis.js';
 
 const TTL = 600;
 const RENEW_PERIOD = TTL / 3;
@@ -17,19 +17,15 @@ const seed = runSeed();
 const calls = (sha1: string) => (request: Buffer) => request.includes(sha1);
 
 describe('losing a lock (issue 3, item 10)', () => {
-  let server: RedisServer;
+  const server = redisServerForSuite();
   let admin: Redis;
   let timersBefore = 0;
   const cleanups: (() => Promise<void> | void)[] = [];
 
   beforeAll(async () => {
-    server = await startRedis();
     admin = server.client();
     await admin.ping();
     timersBefore = activeTimers();
-  });
-  afterAll(async () => {
-    await server.stop();
   });
   afterEach(async (context) => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();

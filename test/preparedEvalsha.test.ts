@@ -1,24 +1,19 @@
 import { Cluster, type Command, type Redis, type RedisOptions } from 'ioredis';
 import { Redis as Redis6 } from 'ioredis6';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { preparedEvalsha } from '../src/store/redis/preparedEvalsha.js';
-import { startRedis, type RedisServer } from './support/redisServer.js';
+import { redisServerForSuite } from './support/suiteRedis.js';
 
 const SCRIPT = "return {KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], redis.call('incr', KEYS[1])}";
 
 /** The EVALSHA fast path must send byte for byte what ioredis's `evalsha()` sends, and be used only where it can. */
 describe('preparedEvalsha', () => {
-  let server: RedisServer;
+  const server = redisServerForSuite();
   /** Clients that `server.stop()` does not close (of other classes). */
   const others: { disconnect(): void }[] = [];
   const connect = (options?: RedisOptions): Redis => server.client(options);
-
-  beforeAll(async () => {
-    server = await startRedis();
-  });
-  afterAll(async () => {
+  afterAll(() => {
     for (const client of others) client.disconnect();
-    await server.stop();
   });
 
   it('sends the same command as evalsha() and resolves with the same reply', async () => {

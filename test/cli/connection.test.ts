@@ -1,17 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startRedis, type RedisServer } from '../support/redisServer.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/redisServer.js';
+import { redisServerForSuite } from '../support/suiteRedis.js';
 import { CLI_TEST_TIMEOUT_MS, rxlock } from './cliProcess.js';
 
 describe('rxlock: connecting, and help on every command', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
-  let server: RedisServer;
+  const server = redisServerForSuite(['--requirepass', 's3cret']);
 
   beforeAll(async () => {
-    server = await startRedis(['--requirepass', 's3cret']);
     await server.client({ password: 's3cret' }).hset('orders', 'app:1', '1');
-  });
-  afterAll(async () => {
-    await server.stop();
   });
 
   it('says it cannot connect, with the address, instead of retrying for ever', async () => {

@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedis, type RedisServer } from '../support/redisServer.js';
+import { describe, expect, it } from 'vitest';
+import { redisServerForSuite } from '../support/suiteRedis.js';
 import { CLI_TEST_TIMEOUT_MS, rxlock } from './cliProcess.js';
 
 describe('rxlock demo', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
-  let server: RedisServer;
-  beforeAll(async () => {
-    server = await startRedis();
-  });
-  afterAll(async () => {
-    await server.stop();
-  });
+  const server = redisServerForSuite();
 
   it('runs the demo against the given Redis and ends with its summary', async () => {
     const result = await rxlock(['demo', '--duration', '1.5', '--workers', '2', '--lock', 'cli-demo', '--url', server.url]);

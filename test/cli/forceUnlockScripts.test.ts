@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { lastValueFrom } from 'rxjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { fairLockForceUnlockScript } from '../../src/cli/unlock/fairLockForceUnlockScript.js';
 import { fairLockKeys } from '../../src/primitives/fairLock/fairLockKeys.js';
 import { fairArgv } from '../../src/primitives/fairLock/fairQueue.js';
@@ -10,7 +10,7 @@ import { readWriteLockForceUnlockScript } from '../../src/cli/unlock/readWriteLo
 import { monotonicScheduler, redisStore, type Script } from '../../src/index.js';
 import type { MemoryDb } from '../../src/testing.js';
 import { createMemoryStore } from '../../src/testing.js';
-import { startRedis, type RedisServer } from '../support/redisServer.js';
+import { redisServerForSuite } from '../support/suiteRedis.js';
 
 /** Sets up the same keys in memory and in Redis. */
 interface Setup {
@@ -51,14 +51,10 @@ const settle = <R>(promise: Promise<R>): Promise<{ reply?: R; error?: string }> 
   );
 
 describe('unlock --force scripts: the Lua and its memory twin do the same', () => {
-  let server: RedisServer;
+  const server = redisServerForSuite();
   let redis: Redis;
-  beforeAll(async () => {
-    server = await startRedis();
+  beforeAll(() => {
     redis = server.client();
-  });
-  afterAll(async () => {
-    await server.stop();
   });
 
   /** Runs `script` on both stores from the same state; answers both outcomes, which the caller compares too. */

@@ -1,22 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LockObject } from '../../src/cli/inspect/LockObject.js';
-import { startRedis, type RedisServer } from '../support/redisServer.js';
+import { redisServerForSuite } from '../support/suiteRedis.js';
 import { CLI_TEST_TIMEOUT_MS, rxlock } from './cliProcess.js';
 import { prepareEveryPrimitive, REDISSON, type Prepared } from './everyPrimitive.js';
 
 describe('rxlock ls against a redis-server holding one of every primitive', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
-  let server: RedisServer;
+  const server = redisServerForSuite();
   let prepared: Prepared;
   let url: string;
 
   beforeAll(async () => {
-    server = await startRedis();
     url = server.url;
     prepared = await prepareEveryPrimitive(server);
   });
   afterAll(async () => {
     await prepared.close();
-    await server.stop();
   });
 
   const byName = (objects: LockObject[]) => new Map(objects.map((object) => [object.name, object]));

@@ -1,25 +1,21 @@
 import { firstValueFrom, type Subscription } from 'rxjs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLockClient, type LockClient } from '../../src/index.js';
 import { eventually, sleep } from '../support/leaks.js';
-import { startRedis, type RedisServer } from '../support/redisServer.js';
+import { redisServerForSuite } from '../support/suiteRedis.js';
 import { CLI_TEST_TIMEOUT_MS, rxlock } from './cliProcess.js';
 import { REDISSON, writeRedissonFairLock } from './everyPrimitive.js';
 
 describe('rxlock unlock --force', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
-  let server: RedisServer;
+  const server = redisServerForSuite();
   let url: string;
   let holder: LockClient;
   let waiter: LockClient;
   let opened: LockClient[] = [];
   let holds: Subscription[] = [];
 
-  beforeAll(async () => {
-    server = await startRedis();
+  beforeAll(() => {
     url = server.url;
-  });
-  afterAll(async () => {
-    await server.stop();
   });
   afterEach(async () => {
     for (const hold of holds) hold.unsubscribe();

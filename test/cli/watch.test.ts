@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/runCli.js';
 import { createLockClient } from '../../src/index.js';
 import { eventually, sleep } from '../support/leaks.js';
-import { startRedis, type RedisServer } from '../support/redisServer.js';
+import { redisServerForSuite } from '../support/suiteRedis.js';
 import { CLI_TEST_TIMEOUT_MS, rxlock, spawnRxlock } from './cliProcess.js';
 import { prepareEveryPrimitive, type Prepared } from './everyPrimitive.js';
 
@@ -23,18 +23,16 @@ function row(frame: string, name: string): string[] {
 }
 
 describe('rxlock watch', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
-  let server: RedisServer;
+  const server = redisServerForSuite();
   let prepared: Prepared;
   let url: string;
 
   beforeAll(async () => {
-    server = await startRedis();
     url = server.url;
     prepared = await prepareEveryPrimitive(server);
   });
   afterAll(async () => {
     await prepared.close();
-    await server.stop();
   });
 
   it('--once prints one frame: totals, then kind, holders, TTL, waiters, longest wait and handoffs per object', async () => {

@@ -1,11 +1,11 @@
 import { firstValueFrom } from 'rxjs';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createLockClient, LockKeyTypeError, LockTimeoutError, type Lease, type LockClient, type RedisLike } from '../../src/index.js';
 import { HANDED_OVER } from '../../src/primitives/handedOver.js';
 import { describeStores } from '../support/fixtures.js';
 import { eventually, sleep } from '../support/leaks.js';
-import { startRedis, type RedisServer } from '../support/redisServer.js';
+import { redisServerForSuite } from '../support/suiteRedis.js';
 
 const queueOf = (name: string): string => `redisson_lock_queue:{${name}}`;
 const timeoutsOf = (name: string): string => `redisson_lock_timeout:{${name}}`;
@@ -318,15 +318,8 @@ class RedissonFairPeer {
 }
 
 describe('fairLock$ on a real redis-server', () => {
-  let server: RedisServer;
+  const server = redisServerForSuite();
   const clients: LockClient[] = [];
-
-  beforeAll(async () => {
-    server = await startRedis();
-  });
-  afterAll(async () => {
-    await server.stop();
-  });
   afterEach(async () => {
     await Promise.all(clients.splice(0).map((client) => client.close()));
     const admin = server.client();

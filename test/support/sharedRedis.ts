@@ -1,7 +1,8 @@
-import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { createLockClient, type LockClient, type LockClientOptions } from '../../src/index.js';
 import { eventually } from './leaks.js';
-import { startRedis, type RedisServer } from './redisServer.js';
+import type { RedisServer } from './redisServer.js';
+import { redisServerForSuite } from './suiteRedis.js';
 
 /** A redis-server of the enclosing `describe`'s own, where rxlock meets a Redisson peer's scripts. */
 export interface SharedRedis {
@@ -16,29 +17,19 @@ export interface SharedRedis {
  * no key left (a hand-off reservation outlives an unlock by at most `handoffMs`, so this waits up to 1 s).
  */
 export function sharedRedis(): SharedRedis {
-  let server: RedisServer | undefined;
+  const server = redisServerForSuite();
   const clients: LockClient[] = [];
-  beforeAll(async () => {
-    server = await startRedis();
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
   afterEach(async () => {
     await Promise.all(clients.splice(0).map((client) => client.close()));
-    const admin = scene.server.client();
+    const admin = server.client();
     expect(await eventually(async () => (await admin.keys('*')).length === 0, 1_000)).toBe(true);
   });
-  const scene: SharedRedis = {
-    get server(): RedisServer {
-      if (server === undefined) throw new Error('sharedRedis: the server is started in beforeAll; use it inside a test');
-      return server;
-    },
+  return {
+    server,
     client(options = {}) {
-      const client = createLockClient({ ...options, redis: scene.server.client() });
+      const client = createLockClient({ ...options, redis: server.client() });
       clients.push(client);
       return client;
     },
   };
-  return scene;
 }
