@@ -12,9 +12,10 @@ import type * as ReleaseScript from '../../src/primitives/lock/releaseScript.js'
 import { rxlockContendedCalls, RXLOCK_LOCK_SCRIPTS } from '../contenders/rxlockScripts.js';
 import { openServer } from '../server.js';
 import { sleep } from '../sleep.js';
+import { probeSize } from './size.js';
 
-const ROUNDS = Number(process.env['PROBE_ROUNDS'] ?? 6_000);
-const WARM_UP = 300;
+const ROUNDS = Number(process.env['PROBE_ROUNDS'] ?? probeSize(6_000, 20));
+const WARM_UP = probeSize(300, 5);
 
 const server = await openServer(process.env['REDIS_URL']);
 const marker = `rxbench-cold-${String(Date.now())}`;

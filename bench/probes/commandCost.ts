@@ -14,11 +14,12 @@ import { Command, Redis, type Command as CommandType } from 'ioredis';
 import type * as PreparedEvalsha from '../../src/store/redis/preparedEvalsha.js';
 import { dist } from '../rxlock.js';
 import { openServer } from '../server.js';
+import { probeSize } from './size.js';
 
 const { preparedEvalsha } = (await import(`${dist}/store/redis/preparedEvalsha.js`)) as typeof PreparedEvalsha;
 
-const ROUNDS = 7;
-const CALLS = 50_000;
+const ROUNDS = probeSize(7, 1);
+const CALLS = probeSize(50_000, 500);
 const IN_FLIGHT = 64;
 const FIELD = 'c3a8e2b4-1f9d-4c1e-9a7b-0123456789ab:7f3e2a10-5b6c-4d7e-8f90-0123456789ab';
 
@@ -75,7 +76,7 @@ try {
 
 /** Builds and encodes lock acquire commands as ioredis's `evalsha()` and as `preparedEvalsha` do, on a client that never connects. */
 function encodingCost(sha1: string, keys: readonly string[]): Map<string, number[]> {
-  const COMMANDS = 300_000;
+  const COMMANDS = probeSize(300_000, 1_000);
   const idle = new Redis({ lazyConnect: true });
   let built: CommandType | undefined;
   idle.sendCommand = (command: CommandType) => {

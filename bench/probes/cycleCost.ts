@@ -11,10 +11,11 @@
 import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { rxlock } from '../rxlock.js';
 import { openServer } from '../server.js';
+import { probeSize } from './size.js';
 
 const WORKERS = 16;
-const ROUNDS = Number(process.env['PROBE_ROUNDS'] ?? 4);
-const ROUND_MS = Number(process.env['PROBE_MS'] ?? 2000);
+const ROUNDS = Number(process.env['PROBE_ROUNDS'] ?? probeSize(4, 1));
+const ROUND_MS = Number(process.env['PROBE_MS'] ?? probeSize(2_000, 200));
 const MARKER = `cycle-cost-${String(process.pid)}`;
 
 interface Loop {

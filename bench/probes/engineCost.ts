@@ -7,10 +7,11 @@
  * `node --expose-gc --import tsx bench/probes/engineCost.ts` (with `RXLOCK_DIST` it measures another build).
  */
 import { rxlock, rxlockTesting } from '../rxlock.js';
+import { probeSize } from './size.js';
 
-const ROUNDS = 5;
-const CYCLES = 200_000;
-const WARM_UP = 50_000;
+const ROUNDS = probeSize(5, 1);
+const CYCLES = probeSize(200_000, 1_000);
+const WARM_UP = probeSize(50_000, 100);
 const NAMES = 16;
 
 const client = rxlock.createLockClient({ store: rxlockTesting.createMemoryStore() });

@@ -13,11 +13,12 @@ import { rxlockLock } from '../contenders/rxlockLock.js';
 import { latencyHistogram, recordMs, summarize, type Histogram } from '../histogram.js';
 import { openServer, trackedConnections } from '../server.js';
 import { sleep } from '../sleep.js';
+import { probeSize } from './size.js';
 
 const WORKERS = 8;
 const HOLD_MS = 1;
-const LEAD_IN_MS = 1_000;
-const SECONDS = Number(process.env['PROBE_SECONDS'] ?? 10);
+const LEAD_IN_MS = probeSize(1_000, 100);
+const SECONDS = Number(process.env['PROBE_SECONDS'] ?? probeSize(10, 0.5));
 const SLOW_MS = 15;
 
 interface Span {

@@ -12,11 +12,12 @@ import { fileURLToPath } from 'node:url';
 import { CONTENDERS } from '../contenders/index.js';
 import { openServer, trackedConnections } from '../server.js';
 import { sleep } from '../sleep.js';
+import { probeSize } from './size.js';
 
 const WORKERS = 8;
 const HOLD_MS = 1;
-const LEAD_IN_MS = 3_000;
-const SECONDS = Number(process.env['PROBE_SECONDS'] ?? 8);
+const LEAD_IN_MS = probeSize(3_000, 100);
+const SECONDS = Number(process.env['PROBE_SECONDS'] ?? probeSize(8, 0.5));
 const START = 'gc-promotion: measuring';
 const END = 'gc-promotion: acquisitions';
 

@@ -8,9 +8,10 @@
 import { publishListener, PUBLISH_ONLY_LUA } from '../scenarios/ping.js';
 import { openServer } from '../server.js';
 import { sleep } from '../sleep.js';
+import { probeSize } from './size.js';
 
-const ROUNDS = Number(process.env['PROBE_ROUNDS'] ?? 3_000);
-const WARM_UP = 200;
+const ROUNDS = Number(process.env['PROBE_ROUNDS'] ?? probeSize(3_000, 20));
+const WARM_UP = probeSize(200, 5);
 
 const server = await openServer(process.env['REDIS_URL']);
 const sender = server.connect();

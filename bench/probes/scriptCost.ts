@@ -12,10 +12,11 @@ import type { LockScripts } from '../contenders/lockScripts.js';
 import { REDISSON_LOCK_SCRIPTS } from '../contenders/redissonScripts.js';
 import { rxlockContendedCalls, RXLOCK_LOCK_SCRIPTS } from '../contenders/rxlockScripts.js';
 import { openServer } from '../server.js';
+import { probeSize } from './size.js';
 
-const ROUNDS = 7;
-const BATCHES = 8;
-const KEYS_PER_BATCH = 1_000;
+const ROUNDS = probeSize(7, 1);
+const BATCHES = probeSize(8, 1);
+const KEYS_PER_BATCH = probeSize(1_000, 20);
 const FIELD = 'c3a8e2b4-1f9d-4c1e-9a7b-0123456789ab:1';
 
 const pairs: readonly (LockScripts & { readonly label: string })[] = [

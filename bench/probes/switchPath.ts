@@ -17,9 +17,12 @@ import { rxlock } from '../rxlock.js';
 import { measurePing, pingHistograms } from '../scenarios/ping.js';
 import { openServer, trackedConnections } from '../server.js';
 import { sleep } from '../sleep.js';
+import { probeSize } from './size.js';
 
-const HAND_OFFS = 2_000;
-const WARM_UP = 200;
+const HAND_OFFS = probeSize(2_000, 20);
+const WARM_UP = probeSize(200, 5);
+const CLOCK_ROUND_TRIPS = probeSize(200, 10);
+const PINGS = probeSize(2_000, 20);
 
 const server = await openServer(process.env['REDIS_URL']);
 const marks = {
@@ -98,7 +101,7 @@ function client(): LockClient {
 /** Server clock − this process's clock (µs), from the `TIME` round trip with the shortest time in flight. */
 async function clockOffsetUs(redis: Redis): Promise<number> {
   let best = { rttUs: Infinity, offsetUs: 0 };
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < CLOCK_ROUND_TRIPS; i++) {
     const sentAt = performance.now();
     const [seconds = '0', micros = '0'] = await redis.time();
     const repliedAt = performance.now();
@@ -148,7 +151,7 @@ const offsetUs = (offsetBefore + offsetAfter) / 2;
 for (const { serverUs, startedAt: began } of scriptTimes) recordMs(marks.script, (serverUs - offsetUs) / 1000 - performance.timeOrigin - began);
 
 const ping = pingHistograms();
-await measurePing(server, ping, 2_000);
+await measurePing(server, ping, PINGS);
 const line = (label: string, histogram: Histogram): string => {
   const summary = summarize(histogram);
   return `${label.padEnd(44)} p50 ${summary?.p50Ms.toFixed(3) ?? '–'} ms  p99 ${summary?.p99Ms.toFixed(3) ?? '–'} ms`;
