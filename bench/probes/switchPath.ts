@@ -7,7 +7,8 @@
  * trips before and after), when the release's reply reached the holder's socket and when the hand-off message
  * reached the waiter's (the first bytes read from each, and which came first), when the release's reply was
  * delivered (`released` event), when the waiter's subscriber connection got the hand-off message, and when the
- * waiter's lease arrived; and PING round trips back to back and after a 1 ms pause. Run after `npm run build`: `node --import tsx bench/probes/switchPath.ts`.
+ * waiter's lease arrived; and PING round trips back to back and after a 1 ms pause. Run after
+ * `npm run build`: `node --import tsx bench/probes/switchPath.ts`.
  */
 import type { Redis } from 'ioredis';
 import { filter, firstValueFrom, type Subscription } from 'rxjs';
