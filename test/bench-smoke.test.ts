@@ -1,34 +1,17 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import type { BenchResults } from '../bench/results.js';
+import { runBenchScript } from './support/benchProcess.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rxlock-bench-smoke-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Runs `npm run bench`'s entry point in smoke mode (a few seconds, every scenario and contender) against the built package. */
-function runSmoke(jsonFile: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env };
-    delete env['REDIS_URL'];
-    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/main.ts', '--smoke', '--json', jsonFile], {
-      cwd: join(import.meta.dirname, '..'),
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
-  });
-}
-
 it('runs every scenario of the bench end to end, and no lock ever had two holders', { timeout: 240_000 }, async () => {
   const jsonFile = join(dir, 'smoke.json');
-  const { code, output } = await runSmoke(jsonFile);
+  // `npm run bench`'s entry point in smoke mode: a few seconds, every scenario and contender.
+  const { code, output } = await runBenchScript('bench/main.ts', ['--smoke', '--json', jsonFile]);
   expect(code, output).toBe(0);
   const results = JSON.parse(readFileSync(jsonFile, 'utf8')) as BenchResults;
 

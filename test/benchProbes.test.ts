@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runBenchScript } from './support/benchProcess.js';
 
 /** Each probe of `bench/probes/` and a line of its results, with any extra settings it is run with. */
 const PROBES: readonly { file: string; results: RegExp; env?: Record<string, string> }[] = [
@@ -17,24 +17,6 @@ const PROBES: readonly { file: string; results: RegExp; env?: Record<string, str
   { file: 'switchPath.ts', results: /^read first: the reply in \d+ hand-offs, the message in \d+$/m, env: { PROBE_LOCK: 'lock' } },
 ];
 
-/** Runs a probe as its docs say (against the built package), at the smoke size. */
-function runProbe(file: string, env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, PROBE_SMOKE: '1' };
-    delete childEnv['REDIS_URL'];
-    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', join('bench', 'probes', file)], {
-      cwd: join(import.meta.dirname, '..'),
-      env: childEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
-  });
-}
-
 // The probes are run by hand and documented in bench/README.md; one that stopped working would go unnoticed
 // until someone needed it. This runs each at a tiny size and checks that it ends well and prints its results,
 // never what they are.
@@ -43,7 +25,7 @@ describe('the bench probes still run', () => {
     '$name',
     { timeout: 90_000 },
     async ({ file, results, env }) => {
-      const { code, output } = await runProbe(file, env);
+      const { code, output } = await runBenchScript(join('bench', 'probes', file), [], { ...env, PROBE_SMOKE: '1' });
       expect(code, output).toBe(0);
       expect(output).toContain('PROBE_SMOKE=1: a smoke run');
       expect(output).toMatch(results);
