@@ -6,7 +6,7 @@ import { StoreError } from '../StoreError.js';
 import { classifyRedisError } from './classifyRedisError.js';
 import { hasShardedSubscribers, serverMajorVersion, SHARDED_PUBSUB_REQUIREMENT, type PublishCommand, type ShardedPubSubSetting } from './pubSubMode.js';
 import { preparedEvalsha, type EvalshaSender } from './preparedEvalsha.js';
-import type { RedisLike } from './RedisLike.js';
+import type { RedisLike, SubscriberLike } from './RedisLike.js';
 import { Subscriber } from './Subscriber.js';
 
 export interface RedisStoreOptions {
@@ -253,8 +253,20 @@ class RedisConnection implements StoreConnection {
   }
 
   #subscriberOf(): Subscriber {
-    this.#subscriber ??= new Subscriber(() => this.#redis.duplicate(), this.publishCommand === 'spublish', this.#scheduler);
+    this.#subscriber ??= new Subscriber(() => this.#openSubscriber(), this.publishCommand === 'spublish', this.#scheduler);
     return this.#subscriber;
+  }
+
+  /**
+   * The pub/sub connection: a duplicate of the client. A standalone one is opened without ioredis's own
+   * resubscription after a reconnect, whose commands nobody awaits: closed before their replies came, they
+   * were rejected unhandled, which ends a Node process by default (ioredis 5.11 and 6.0; ioredis#2187).
+   * `Subscriber` subscribes every channel again on each reconnect anyway, and handles every reply.
+   */
+  #openSubscriber(): SubscriberLike {
+    const redis = this.#redis;
+    if (redis.isCluster) return redis.duplicate();
+    return (redis.duplicate as (override: { autoResubscribe: boolean }) => SubscriberLike).call(redis, { autoResubscribe: false });
   }
 
   /** Sharded pub/sub needs Redis 7; on an older server fall back to classic pub/sub, or fail when it was insisted on. */
