@@ -76,8 +76,15 @@ class PendingHold<G> implements Closable, Unsubscribable, LossListener {
     this.#tracked = spec.core.track(this);
   }
 
-  /** Client close while still acquiring. */
+  /**
+   * Client close while still acquiring: the wait ends here (its queue entry left, its timers stopped) before
+   * the sink hears of it, as not every sink unsubscribes on an error (a promise's does not).
+   */
   close(): void {
+    this.#untrack();
+    this.acquisition?.cancel();
+    this.acquisition = undefined;
+    this.#ended();
     this.#sink.error(new ClientClosedError(this.#name));
   }
 

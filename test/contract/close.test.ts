@@ -1,8 +1,8 @@
-import { firstValueFrom } from 'rxjs';
+import { filter, firstValueFrom } from 'rxjs';
 import { expect, it } from 'vitest';
 import { ClientClosedError, LockLostError } from '../../src/index.js';
 import { describeStores } from '../support/fixtures.js';
-import { eventually } from '../support/leaks.js';
+import { activeTimers, eventually } from '../support/leaks.js';
 
 describeStores('close() contract', (fixture) => {
   it('releases every lease, errors held streams and pending waits, and refuses later calls', async () => {
@@ -28,6 +28,28 @@ describeStores('close() contract', (fixture) => {
     await expect(client.isLocked('after')).rejects.toBeInstanceOf(ClientClosedError);
     await client.close();
     await handle.release();
+  });
+
+  it('rejects acquire() and withLock() still waiting with ClientClosedError, takes them out of the queue and stops their timers', async () => {
+    const f = fixture();
+    const client = f.client();
+    const blocker = f.client();
+    const handle = await blocker.acquire('queued');
+    const timersBefore = activeTimers();
+    const waiting = firstValueFrom(client.events$.pipe(filter((event) => event.type === 'waiting')));
+    const acquiring = client.acquire('queued').catch((error: unknown) => error);
+    const working = client.withLock('queued', () => 'ran', { waitMs: 60_000 }).catch((error: unknown) => error);
+    await waiting;
+    expect(await eventually(async () => (await f.keys()).includes('rxlock_waiters:{queued}'))).toBe(true);
+
+    await client.close();
+    expect(await acquiring).toBeInstanceOf(ClientClosedError);
+    expect(await working).toBeInstanceOf(ClientClosedError);
+    // Nobody is left in the queue for the lock to be handed to, and the waits' retry and deadline timers are gone.
+    expect((await f.keys()).sort()).toEqual(['queued']);
+    expect(await eventually(() => activeTimers() <= timersBefore)).toBe(true);
+    await handle.release();
+    expect(await eventually(async () => (await f.keys()).length === 0)).toBe(true);
   });
 
   it('releases leases under the watchdog, with a fixed lease, and a multi-lock fixed once every member was held', async () => {
