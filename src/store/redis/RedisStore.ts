@@ -266,6 +266,7 @@ class RedisConnection implements StoreConnection {
   #openSubscriber(): SubscriberLike {
     const redis = this.#redis;
     if (redis.isCluster) return redis.duplicate();
+    // RedisLike declares duplicate() without arguments, so that a Cluster (whose first is its startup nodes) fits.
     return (redis.duplicate as (override: { autoResubscribe: boolean }) => SubscriberLike).call(redis, { autoResubscribe: false });
   }
 
