@@ -2,13 +2,14 @@ import { LockBackendError } from '../errors/LockBackendError.js';
 import { LockKeyTypeError } from '../errors/LockKeyTypeError.js';
 import { LockUpgradeError } from '../errors/LockUpgradeError.js';
 import { StoreError } from '../store/StoreError.js';
+import { wrongTypeOf } from '../store/wrongType.js';
 
 /** Turns what the store raised into the public error for this lock name and owner. */
 export function toLockError(error: unknown, name: string, owner: string): Error {
   if (!(error instanceof StoreError)) return error instanceof Error ? error : new Error(String(error));
   switch (error.code) {
     case 'wrongtype': {
-      const [key = name, type = 'value of another type'] = error.message.split(' ');
+      const { key, type } = wrongTypeOf(error.message) ?? { key: name, type: 'value of another type' };
       return new LockKeyTypeError(name, key, type);
     }
     case 'upgrade':

@@ -1,6 +1,7 @@
 /**
  * A failure as the store reports it, before the engine knows which lock it concerns.
- * - `wrongtype`: the key holds another type; `detail` is `<key> <type>`.
+ * - `wrongtype`: a key holds another type; the message is `<key> <type>` (see `wrongTypeOf`), or empty when
+ *   Redis did not say which key.
  * - `upgrade`: a read-write lock owner asked to upgrade.
  * - `oom`, `busy`, `unavailable`, `closed`, `timeout`, `no-replicas`, `other`: see `LockBackendError`.
  */

@@ -1,12 +1,15 @@
 import { StoreError } from './StoreError.js';
+import { wrongTypeDetail } from './wrongType.js';
 
 /** Maps an error reply's text to a store error code. Shared by both stores so they classify alike. */
 export function classifyReplyError(message: string, cause: unknown): StoreError {
   const code = message.split(' ', 1)[0] ?? '';
   switch (code) {
     case 'RXLOCK_WRONGTYPE':
+      return new StoreError('wrongtype', wrongTypeDetail(message), false, { cause });
     case 'WRONGTYPE':
-      return new StoreError('wrongtype', message.slice(code.length + 1), false, { cause });
+      // Redis's own reply does not name the key: the detail is empty, and the error names the lock.
+      return new StoreError('wrongtype', '', false, { cause });
     case 'RXLOCK_UPGRADE':
       return new StoreError('upgrade', message, false, { cause });
     case 'OOM':

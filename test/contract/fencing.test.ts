@@ -1,7 +1,8 @@
-import { firstValueFrom, lastValueFrom, map, take } from 'rxjs';
+import { filter, firstValueFrom, lastValueFrom, map, take, type Subscription } from 'rxjs';
 import { expect, it } from 'vitest';
-import type { Lease, LockClient } from '../../src/index.js';
+import { LockBackendError, LockKeyTypeError, type Lease, type LockClient, type LockEvent } from '../../src/index.js';
 import { describeStores, type StoreFixture } from '../support/fixtures.js';
+import { eventually } from '../support/leaks.js';
 
 const TOKEN = (name: string): string => `redisson_lock_token:{${name}}`;
 
@@ -84,6 +85,61 @@ describeStores('fencing tokens', (fixture) => {
       );
       expect(seen).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
       await f.flush();
+    });
+  }
+
+  /** A counter Redis cannot count: a list (another type) or a string that is not a number, and what each must raise. */
+  const BAD_COUNTERS = [
+    { label: 'a list', set: (f: StoreFixture, key: string) => f.setList(key, ['x']), expected: LockKeyTypeError },
+    { label: 'a string that is not a number', set: (f: StoreFixture, key: string) => f.setString(key, 'abc'), expected: LockBackendError },
+  ] as const;
+
+  for (const kind of ['lock$', 'fairLock$'] as const) {
+    it(`refuses a grant whose token counter is not a number, naming the key of another type, and leaves no lock behind (${kind})`, async () => {
+      const f = fixture();
+      const client = f.client();
+      for (const [i, bad] of BAD_COUNTERS.entries()) {
+        const name = `bad-counter-${String(i)}`;
+        await bad.set(f, TOKEN(name));
+        const error = await tokenOf(client, kind, name).catch((e: unknown) => e);
+        expect(error, bad.label).toBeInstanceOf(bad.expected);
+        expect((error as Error).message).toContain(name);
+        if (error instanceof LockKeyTypeError) expect([error.key, error.actualType]).toEqual([TOKEN(name), 'list']);
+      }
+      expect(await f.keys()).toEqual([TOKEN('bad-counter-0'), TOKEN('bad-counter-1')]);
+      expect(await f.lrange(TOKEN('bad-counter-0'))).toEqual(['x']);
+      expect(await f.get(TOKEN('bad-counter-1'))).toBe('abc');
+      await f.flush();
+    });
+
+    it(`still releases when a fencing waiter's counter is bad: the waiter hears the error, and nothing is left (${kind})`, async () => {
+      const f = fixture();
+      for (const [i, bad] of BAD_COUNTERS.entries()) {
+        const name = `bad-hand-off-${String(i)}`;
+        const [holder, waiter] = [f.client(), f.client()];
+        const lock$ = (client: LockClient, fencing: boolean) => (kind === 'lock$' ? client.lock$(name, { fencing }) : client.fairLock$(name, { fencing }));
+        const failures: LockEvent[] = [];
+        holder.events$.pipe(filter((event) => event.type === 'release-failed')).subscribe((event) => failures.push(event));
+        let holding: Subscription | undefined;
+        await new Promise<void>((resolve) => (holding = lock$(holder, false).subscribe({ next: () => resolve(), error: () => undefined })));
+        await bad.set(f, TOKEN(name));
+        const queued = firstValueFrom(waiter.events$.pipe(filter((event) => event.type === 'waiting')));
+        const outcome = firstValueFrom(lock$(waiter, true)).catch((e: unknown) => e);
+        await queued;
+        // Released once the waiter listens (its Redisson channel, and for lock$ its hand-off channel), where a
+        // release can see that and hand over directly.
+        if (f.directHandOff) expect(await eventually(async () => (await f.channels()) >= (kind === 'lock$' ? 2 : 1))).toBe(true);
+        holding?.unsubscribe();
+        // Before, the release failed half done, and the waiter heard nothing until its fallback (the holder's TTL).
+        let heard: unknown = 'nothing';
+        void outcome.then((value) => (heard = value));
+        expect(await eventually(() => heard !== 'nothing')).toBe(true);
+        expect(heard, bad.label).toBeInstanceOf(bad.expected);
+        expect(failures).toEqual([]);
+        expect(await eventually(async () => (await f.keys()).join() === TOKEN(name))).toBe(true);
+        await Promise.all([holder.close(), waiter.close()]);
+        await f.flush();
+      }
     });
   }
 });

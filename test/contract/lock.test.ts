@@ -87,15 +87,20 @@ describeStores('lock$ contract', (fixture) => {
     const client = f.client();
     await f.setString('str', 'payload');
     await f.setList('lst', ['x']);
-    for (const key of ['str', 'lst']) {
-      const error = await firstValueFrom(client.lock$(key)).catch((e: unknown) => e);
+    await f.setString('a lock name with spaces', 'payload');
+    for (const [key, type] of [
+      ['str', 'string'],
+      ['lst', 'list'],
+      ['a lock name with spaces', 'string'],
+    ]) {
+      const error = await firstValueFrom(client.lock$(key!)).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(LockKeyTypeError);
-      expect((error as LockKeyTypeError).key).toBe(key);
-      expect((error as Error).message).toContain(key);
+      expect([(error as LockKeyTypeError).key, (error as LockKeyTypeError).actualType]).toEqual([key, type]);
+      expect((error as Error).message).toContain(`"${key!}"`);
     }
     await expect(client.forceUnlock('str')).rejects.toBeInstanceOf(LockKeyTypeError);
     expect(await f.get('str')).toBe('payload');
-    expect((await f.keys()).sort()).toEqual(['lst', 'str']);
+    expect((await f.keys()).sort()).toEqual(['a lock name with spaces', 'lst', 'str']);
     await f.flush();
   });
 

@@ -4,6 +4,7 @@ import { LockKeyTypeError } from '../../errors/LockKeyTypeError.js';
 import type { Script } from '../../store/Script.js';
 import { redisStore } from '../../store/redis/RedisStore.js';
 import { StoreError } from '../../store/StoreError.js';
+import { wrongTypeOf } from '../../store/wrongType.js';
 import { monotonicScheduler } from '../../util/monotonicScheduler.js';
 import { CliError } from '../CliError.js';
 import type { Connection } from '../connection/Connection.js';
@@ -136,7 +137,7 @@ async function runScript<R>(
     return await lastValueFrom(store.run(script, keys, args(store.publishCommand)));
   } catch (error) {
     if (error instanceof StoreError && error.code === 'wrongtype') {
-      const [key = name, type = 'value of another type'] = error.message.split(' ');
+      const { key, type } = wrongTypeOf(error.message) ?? { key: name, type: 'value of another type' };
       throw wrongType(name, key, type);
     }
     throw error;

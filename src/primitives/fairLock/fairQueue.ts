@@ -1,5 +1,6 @@
 import type { MemoryDb, RedisType } from '../../store/memory/MemoryDb.js';
 import { ScriptError, WRONGTYPE_REPLY } from '../../store/Script.js';
+import { LUA_CHECKED_CALL } from '../../store/wrongType.js';
 import { HANDED_OVER } from '../handedOver.js';
 
 /**
@@ -38,17 +39,10 @@ local enqueue, fencing = string.find(flags, 'q', 1, true) ~= nil, string.find(fl
 local direct, publish = string.find(flags, 'd', 1, true) ~= nil, 'publish'
 if string.find(flags, 's', 1, true) then publish = 'spublish' end
 
--- redis.call on KEYS[i]; a key of another type ends the script with RXLOCK_WRONGTYPE <key> <type> (an error
--- raised from any depth; Redis appends where in the script).
+${LUA_CHECKED_CALL}
+-- checkedCall on KEYS[i].
 local function on(i, command, ...)
-  local reply = redis.pcall(command, KEYS[i], ...)
-  if type(reply) == 'table' and reply.err then
-    if string.sub(reply.err, 1, 9) == 'WRONGTYPE' then
-      reply = {err = '${WRONGTYPE_REPLY} ' .. KEYS[i] .. ' ' .. redis.call('type', KEYS[i])['ok']}
-    end
-    error(reply)
-  end
-  return reply
+  return checkedCall(KEYS[i], command, ...)
 end
 
 local function int(n)
@@ -143,22 +137,25 @@ local function handOff()
     if publish == 'spublish' then numsub = 'shardnumsub' end
     if redis.call('pubsub', numsub, channel)[2] == 0 then headLease = nil end
   end
+  -- The token and the hold id first: if Redis refuses either (a key of another type, a counter that is not a
+  -- number), the head hears Redisson's 0 instead, and its own attempt reports what is wrong.
+  local token = '-1'
+  if headLease and headFencing == '1' then
+    local drawn = redis.pcall('incr', KEYS[6])
+    if type(drawn) == 'number' then token = int(drawn) else headLease = nil end
+  end
+  if headLease and headHold ~= '' and type(redis.pcall('hset', KEYS[2], headHold, '1')) ~= 'number' then headLease = nil end
   if not headLease then
     redis.call(publish, channel, '0')
     return false
   end
-  local token = '-1'
-  if headFencing == '1' then token = int(on(6, 'incr')) end
   on(5, 'hdel', head)
   on(3, 'lpop')
   on(4, 'zrem', head)
   headGranted()
   on(1, 'hset', head, '1')
   on(1, 'pexpire', headLease)
-  if headHold ~= '' then
-    on(2, 'hset', headHold, '1')
-    on(2, 'pexpire', headLease)
-  end
+  if headHold ~= '' then on(2, 'pexpire', headLease) end
   redis.call(publish, channel, 'rxlock:grant ' .. token .. ' ' .. nowUs .. ' ' .. headWait .. ' ' .. headHold)
   return true
 end
@@ -371,19 +368,33 @@ export class FairScriptRun {
       return false;
     }
     const [, headLease = '0', headFencing, headWait = '', headHold = ''] = parsed;
-    const token = headFencing === '1' ? db.incrby(this.token, 1) : -1;
+    const token = this.#drawFirst(headFencing === '1', headHold);
+    if (token === undefined) {
+      db.publish(channel, '0');
+      return false;
+    }
     db.hdel(this.waiters, head);
     db.lpop(this.queue);
     db.zrem(this.timeouts, head);
     this.headGranted();
     db.hset(this.lock, head, '1');
     db.pexpire(this.lock, Number(headLease));
-    if (headHold !== '') {
-      db.hset(this.holds, headHold, '1');
-      db.pexpire(this.holds, Number(headLease));
-    }
+    if (headHold !== '') db.pexpire(this.holds, Number(headLease));
     db.publish(channel, `${GRANT_MESSAGE_PREFIX}${token} ${this.nowUs} ${headWait} ${headHold}`);
     return true;
+  }
+
+  /** The twin of the Lua's token and hold id writes before a direct grant: the token, or undefined if either failed. */
+  #drawFirst(fencing: boolean, holdId: string): number | undefined {
+    const { db } = this;
+    try {
+      const token = fencing ? db.incrby(this.token, 1) : -1;
+      if (holdId !== '') db.hset(this.holds, holdId, '1');
+      return token;
+    } catch (error) {
+      if (error instanceof ScriptError) return undefined;
+      throw error;
+    }
   }
 
   releaseHold(count: string): number {

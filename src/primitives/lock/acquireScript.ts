@@ -1,6 +1,7 @@
 import type { AttemptReply } from '../../engine/acquisition.js';
 import type { MemoryDb } from '../../store/memory/MemoryDb.js';
 import { defineScript, int, list, ScriptError, WRONGTYPE_REPLY, type Reply } from '../../store/Script.js';
+import { checkedCall, LUA_CHECKED_CALL } from '../../store/wrongType.js';
 import { LUA_CLOCK } from './serverTime.js';
 import { LUA_MEMBER_OF, waiterMember } from './waiterMember.js';
 
@@ -39,29 +40,34 @@ const GRANTED: LockAttempt = Object.freeze({ granted: true, grant: -1 });
  *   A refused waiter gets its ticket (its place in the queue, the server's clock in µs when it joined),
  *   which a reservation's message names, and the server's clock in µs at this attempt, from which it
  *   times a lease handed over later.
- * The grant's first write is HINCRBY, so an out-of-memory server refuses it before anything is written.
+ * A grant draws the fencing token and writes the hold id before the lock hash, each through `checkedCall`: a
+ * counter or hash of another type (or a counter that is not a number) ends the script before the caller holds
+ * anything (a token drawn for nothing is harmless). Each of those first writes is one an out-of-memory server
+ * refuses, so it refuses the grant before anything is written.
  *
  * A grant replies with an integer, the fencing token (-1 without fencing); a refusal with an array
  * `{0, retry ms[, ticket, server µs]}`. An integer is the cheapest reply for Redis to build and for the
  * client to read, and grants are the common case.
  *
  * The common case, a free lock that nobody waits for, is answered first, before the locals and helper
- * functions the other cases need: setting those up cost Redis about a sixth of such a call
- * (`bench/probes/scriptCost.ts`).
+ * functions the other cases need (only `checkedCall` comes first): setting those up cost Redis about a sixth
+ * of such a call (`bench/probes/scriptCost.ts`).
  */
 export const lockAcquireScript = defineScript<LockAttempt>({
   name: 'lock.acquire',
   lua: `
+${LUA_CHECKED_CALL}
 -- One call recognises the common case, a free lock that nobody waits for: granted at once.
 if redis.call('exists', KEYS[1], KEYS[2]) == 0 then
-  redis.call('hincrby', KEYS[1], ARGV[2], 1)
-  redis.call('pexpire', KEYS[1], ARGV[1])
+  local token = -1
+  if string.find(ARGV[3], 'f', 4, true) then token = checkedCall(KEYS[#KEYS], 'incr') end
   if ARGV[5] then
-    redis.call('hset', KEYS[4], ARGV[5], 1)
+    checkedCall(KEYS[4], 'hset', ARGV[5], 1)
     redis.call('pexpire', KEYS[4], ARGV[1])
   end
-  if string.find(ARGV[3], 'f', 4, true) then return redis.call('incr', KEYS[#KEYS]) end
-  return -1
+  redis.call('hincrby', KEYS[1], ARGV[2], 1)
+  redis.call('pexpire', KEYS[1], ARGV[1])
+  return token
 end
 -- Held, or waited for.
 local size = redis.pcall('hlen', KEYS[1])
@@ -76,12 +82,12 @@ local member = memberOf(field, ARGV[1], flags, hold)
 local holds = hold and KEYS[4]
 local tokens = fencing and KEYS[#KEYS]
 local mine = size > 0 and redis.call('hexists', KEYS[1], field) == 1
-if mine and (not hold or redis.call('hexists', holds, hold) == 1) then
+if mine and (not hold or checkedCall(holds, 'hexists', hold) == 1) then
   -- Granted by an earlier copy of this attempt, or handed over: the caller counts its lease from this attempt, so the key must last that long.
+  local token = -1
+  if fencing then token = tonumber(checkedCall(tokens, 'get') or '-1') end
   if redis.call('pttl', KEYS[1]) < lease then redis.call('pexpire', KEYS[1], lease) end
   redis.call('zrem', KEYS[2], member)
-  local token = -1
-  if fencing then token = tonumber(redis.call('get', tokens) or '-1') end
   return token
 end
 -- The queue matters to a free lock and to an owner re-entering (who leaves it); anyone else is refused.
@@ -130,6 +136,9 @@ elseif not mine then
   local ttl = redis.call('pttl', KEYS[1])
   return refuse(ttl, ttl)
 end
+local token = -1
+if fencing then token = checkedCall(tokens, 'incr') end
+if hold then checkedCall(holds, 'hset', hold, 1) end
 redis.call('hincrby', KEYS[1], field, 1)
 local ttl = lease
 if mine then
@@ -138,31 +147,29 @@ if mine then
 else
   redis.call('pexpire', KEYS[1], lease)
 end
-if hold then
-  redis.call('hset', holds, hold, 1)
-  redis.call('pexpire', holds, ttl)
-end
+if hold then redis.call('pexpire', holds, ttl) end
 if queued > 0 then
   if size == 0 then redis.call('del', KEYS[3]) end
   if ghost then redis.call('zrem', KEYS[2], ghost) end
   redis.call('zrem', KEYS[2], member)
 end
-if fencing then return redis.call('incr', tokens) end
-return -1
+return token
 `,
   memory: (db: MemoryDb, keys, [leaseArg = '', field = '', modeArg = '', handoffArg = '0', hold]) => {
     const [lock = '', waiters = '', handoffKey = '', holds = ''] = keys;
     const [mode = '', flags = ''] = modeArg.split('+');
     const fencing = flags.includes('f');
     const tokenKey = keys.at(-1) ?? '';
+    const drawToken = (): number => (fencing ? checkedCall(db, tokenKey, () => db.incrby(tokenKey, 1)) : -1);
     if (db.exists(lock) + db.exists(waiters) === 0) {
-      db.hincrby(lock, field, 1);
-      db.pexpire(lock, Number(leaseArg));
+      const token = drawToken();
       if (hold !== undefined) {
-        db.hset(holds, hold, '1');
+        checkedCall(db, holds, () => db.hset(holds, hold, '1'));
         db.pexpire(holds, Number(leaseArg));
       }
-      return fencing ? db.incrby(tokenKey, 1) : -1;
+      db.hincrby(lock, field, 1);
+      db.pexpire(lock, Number(leaseArg));
+      return token;
     }
     const kind = db.type(lock);
     if (kind !== 'none' && kind !== 'hash') throw new ScriptError(`${WRONGTYPE_REPLY} ${lock} ${kind}`);
@@ -171,10 +178,11 @@ return -1
     const handoff = Number(handoffArg);
     const member = waiterMember({ field, leaseMs: lease, fencing, direct: flags.includes('d'), holdId: hold });
     const mine = size > 0 && db.hexists(lock, field) === 1;
-    if (mine && (hold === undefined || db.hexists(holds, hold) === 1)) {
+    if (mine && (hold === undefined || checkedCall(db, holds, () => db.hexists(holds, hold)) === 1)) {
+      const token = fencing ? Number(checkedCall(db, tokenKey, () => db.get(tokenKey)) ?? '-1') : -1;
       if (db.pttl(lock) < lease) db.pexpire(lock, lease);
       db.zrem(waiters, member);
-      return fencing ? Number(db.get(tokenKey) ?? '-1') : -1;
+      return token;
     }
     const queued = handoff > 0 && (size === 0 || mine) ? db.zcard(waiters) : 0;
     const refuse = (ttl: number): Reply => {
@@ -211,6 +219,8 @@ return -1
     } else if (!mine) {
       return refuse(db.pttl(lock));
     }
+    const token = drawToken();
+    if (hold !== undefined) checkedCall(db, holds, () => db.hset(holds, hold, '1'));
     db.hincrby(lock, field, 1);
     let ttl = lease;
     if (mine) {
@@ -220,16 +230,13 @@ return -1
     } else {
       db.pexpire(lock, lease);
     }
-    if (hold !== undefined) {
-      db.hset(holds, hold, '1');
-      db.pexpire(holds, ttl);
-    }
+    if (hold !== undefined) db.pexpire(holds, ttl);
     if (queued > 0) {
       if (size === 0) db.del(handoffKey);
       if (ghost !== undefined) db.zrem(waiters, ghost);
       db.zrem(waiters, member);
     }
-    return fencing ? db.incrby(tokenKey, 1) : -1;
+    return token;
   },
   parse: (reply) => {
     if (typeof reply === 'number') return reply === -1 ? GRANTED : { granted: true, grant: reply };

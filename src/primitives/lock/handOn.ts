@@ -1,4 +1,5 @@
 import type { MemoryDb } from '../../store/memory/MemoryDb.js';
+import { ScriptError } from '../../store/Script.js';
 import { HANDED_OVER } from '../handedOver.js';
 import { LUA_PARSE_MEMBER, parseWaiterMember } from './waiterMember.js';
 
@@ -28,7 +29,10 @@ const MAX_DROPPED = 16;
  * - a waiter that accepts direct hand-offs, and whose client listens on its hand-off channel
  *   (`<channel>:<clientId>`, checked with PUBSUB NUMSUB), gets the lock at once: its field, lease, hold id
  *   and fencing token are written here, and the message on that channel carries the grant, so the waiter
- *   holds the lock without a command of its own and no other client hears of it;
+ *   holds the lock without a command of its own and no other client hears of it. Its token and hold id are
+ *   written first: if Redis refuses either (a key of another type, a counter that is not a number), it is
+ *   treated as below, as a waiter still subscribing, so that its own attempt reports the error and the
+ *   releaser's release still succeeds;
  * - such a waiter whose client has not listened for `STALE_WAITER_HANDOFFS` hand-off windows since it
  *   joined is gone (its process died, or its client lost its subscriber): it stays out of the queue, and
  *   the next waiter is considered;
@@ -66,13 +70,18 @@ local function handOn(head, handoff, publish)
       local channel = KEYS[2] .. ':' .. string.match(field, '^[^:]+')
       local numsub = 'numsub'
       if publish == 'spublish' then numsub = 'shardnumsub' end
-      if redis.call('pubsub', numsub, channel)[2] > 0 then
-        local token = -1
-        if string.find(flags, 'f', 1, true) then token = redis.call('incr', KEYS[6]) end
-        if hold ~= '-' then
-          redis.call('hset', KEYS[5], hold, 1)
-          redis.call('pexpire', KEYS[5], lease)
-        end
+      local listens = redis.call('pubsub', numsub, channel)[2] > 0
+      local ready = listens
+      -- The token and the hold id first: if Redis refuses either (a key of another type, a counter that is
+      -- not a number), the waiter is reserved the lock instead, and its own attempt reports what is wrong.
+      local token = -1
+      if ready and string.find(flags, 'f', 1, true) then
+        token = redis.pcall('incr', KEYS[6])
+        ready = type(token) == 'number'
+      end
+      if ready and hold ~= '-' then ready = type(redis.pcall('hset', KEYS[5], hold, 1)) == 'number' end
+      if ready then
+        if hold ~= '-' then redis.call('pexpire', KEYS[5], lease) end
         redis.call('hset', KEYS[1], field, 1)
         redis.call('pexpire', KEYS[1], lease)
         redis.call('del', KEYS[4])
@@ -83,7 +92,9 @@ local function handOn(head, handoff, publish)
         redis.call(publish, channel, '${LOCK_GRANT_PREFIX}' .. token .. ' ' .. time[1] .. string.rep('0', 6 - #micros) .. micros .. ' ' .. member)
         return true
       end
-      listening = nowUs - tonumber(head[2]) <= ${STALE_WAITER_HANDOFFS} * 1000 * handoff
+      if not listens then
+        listening = nowUs - tonumber(head[2]) <= ${STALE_WAITER_HANDOFFS} * 1000 * handoff
+      end
     end
     if listening then
       redis.call('zadd', KEYS[3], head[2], member)
@@ -136,12 +147,10 @@ export function handOn(db: MemoryDb, keys: HandOnKeys, handoff: number): boolean
       let listening = true;
       if (waiter?.direct === true) {
         const channel = `${keys.channel}:${waiter.field.slice(0, waiter.field.indexOf(':'))}`;
-        if (db.numsub(channel) > 0) {
-          const token = waiter.fencing ? db.incrby(keys.token, 1) : -1;
-          if (waiter.holdId !== undefined) {
-            db.hset(keys.holds, waiter.holdId, '1');
-            db.pexpire(keys.holds, waiter.leaseMs);
-          }
+        const listens = db.numsub(channel) > 0;
+        const token = listens ? drawFirst(db, keys, waiter) : undefined;
+        if (token !== undefined) {
+          if (waiter.holdId !== undefined) db.pexpire(keys.holds, waiter.leaseMs);
           db.hset(keys.lock, waiter.field, '1');
           db.pexpire(keys.lock, waiter.leaseMs);
           db.zrem(keys.waiters, member);
@@ -151,7 +160,7 @@ export function handOn(db: MemoryDb, keys: HandOnKeys, handoff: number): boolean
           db.publish(channel, `${LOCK_GRANT_PREFIX}${token} ${nowUs} ${member}`);
           return true;
         }
-        listening = nowUs - score <= STALE_WAITER_HANDOFFS * 1000 * handoff;
+        if (!listens) listening = nowUs - score <= STALE_WAITER_HANDOFFS * 1000 * handoff;
       }
       if (listening) {
         const reservationLife = 2 * handoff + 5000;
@@ -165,6 +174,18 @@ export function handOn(db: MemoryDb, keys: HandOnKeys, handoff: number): boolean
   }
   db.publish(keys.channel, message);
   return false;
+}
+
+/** The twin of the Lua's token and hold id writes before a direct grant: the token (-1 without fencing), or undefined if either failed. */
+function drawFirst(db: MemoryDb, keys: HandOnKeys, waiter: { fencing: boolean; holdId?: string | undefined }): number | undefined {
+  try {
+    const token = waiter.fencing ? db.incrby(keys.token, 1) : -1;
+    if (waiter.holdId !== undefined) db.hset(keys.holds, waiter.holdId, '1');
+    return token;
+  } catch (error) {
+    if (error instanceof ScriptError) return undefined;
+    throw error;
+  }
 }
 
 /** The memory twin of `releaseOne`. */

@@ -1,0 +1,45 @@
+import { ScriptError, WRONGTYPE_REPLY } from './Script.js';
+import type { MemoryDb } from './memory/MemoryDb.js';
+
+/**
+ * Lua: `checkedCall(key, command, ...)` is `redis.call(command, key, ...)`, except that a key of another type
+ * ends the script with `RXLOCK_WRONGTYPE <key> <type>` (an error raised from any depth; Redis appends where
+ * in the script it was raised) instead of Redis's WRONGTYPE, which does not say which key. Other errors (a
+ * counter that is not a number) end it as they are.
+ */
+export const LUA_CHECKED_CALL = `
+local function checkedCall(key, command, ...)
+  local reply = redis.pcall(command, key, ...)
+  if type(reply) == 'table' and reply.err then
+    if string.sub(reply.err, 1, 9) == 'WRONGTYPE' then
+      reply = {err = '${WRONGTYPE_REPLY} ' .. key .. ' ' .. redis.call('type', key)['ok']}
+    end
+    error(reply)
+  end
+  return reply
+end`;
+
+/** The memory twin of `checkedCall`: runs `command` on `key` of `db`, naming the key if it holds another type. */
+export function checkedCall<T>(db: MemoryDb, key: string, command: () => T): T {
+  try {
+    return command();
+  } catch (error) {
+    if (error instanceof ScriptError && error.message.startsWith('WRONGTYPE')) throw new ScriptError(`${WRONGTYPE_REPLY} ${key} ${db.type(key)}`);
+    throw error;
+  }
+}
+
+/** What Redis appends to an error a script raised with `error()`. */
+const SCRIPT_SUFFIX = / script: [0-9a-f]{40}, on @user_script:\d+\.$/;
+
+/** The detail of an `RXLOCK_WRONGTYPE <key> <type>` reply (`<key> <type>`), without what Redis appended. */
+export function wrongTypeDetail(reply: string): string {
+  return reply.slice(WRONGTYPE_REPLY.length + 1).replace(SCRIPT_SUFFIX, '');
+}
+
+/** The key and its type in a `wrongtype` store error's detail; the key may contain spaces, a type never does. */
+export function wrongTypeOf(detail: string): { key: string; type: string } | undefined {
+  const at = detail.lastIndexOf(' ');
+  if (at <= 0) return undefined;
+  return { key: detail.slice(0, at), type: detail.slice(at + 1) };
+}
