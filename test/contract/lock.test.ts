@@ -104,6 +104,27 @@ describeStores('lock$ contract', (fixture) => {
     await f.flush();
   });
 
+  it('names a waiters key of another type to whoever would wait, and still releases the lock over it', async () => {
+    const f = fixture();
+    const [holder, other] = [f.client(), f.client()];
+    const failures: string[] = [];
+    holder.events$.subscribe((event) => {
+      if (event.type === 'release-failed') failures.push(event.error.message);
+    });
+    const handle = await holder.acquire('queue-kept');
+    await f.setString('rxlock_waiters:{queue-kept}', 'payload');
+    const waiting = await firstValueFrom(other.lock$('queue-kept')).catch((e: unknown) => e);
+    expect(waiting).toBeInstanceOf(LockKeyTypeError);
+    expect([(waiting as LockKeyTypeError).key, (waiting as LockKeyTypeError).actualType]).toEqual(['rxlock_waiters:{queue-kept}', 'string']);
+    await handle.release();
+    expect(failures).toEqual([]);
+    const afterwards = await firstValueFrom(other.lock$('queue-kept')).catch((e: unknown) => e);
+    expect((afterwards as LockKeyTypeError).key).toBe('rxlock_waiters:{queue-kept}');
+    expect(await f.keys()).toEqual(['rxlock_waiters:{queue-kept}']);
+    expect(await f.get('rxlock_waiters:{queue-kept}')).toBe('payload');
+    await f.flush();
+  });
+
   it('hands the lock over to waiters in turn: every subscriber gets it once', async () => {
     const f = fixture();
     const clients = Array.from({ length: 4 }, () => f.client());

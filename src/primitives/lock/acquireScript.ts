@@ -86,13 +86,13 @@ if mine and (not hold or checkedCall(holds, 'hexists', hold) == 1) then
   -- Granted by an earlier copy of this attempt, or handed over: the caller counts its lease from this attempt, so the key must last that long.
   local token = -1
   if fencing then token = tonumber(checkedCall(tokens, 'get') or '-1') end
+  checkedCall(KEYS[2], 'zrem', member)
   if redis.call('pttl', KEYS[1]) < lease then redis.call('pexpire', KEYS[1], lease) end
-  redis.call('zrem', KEYS[2], member)
   return token
 end
 -- The queue matters to a free lock and to an owner re-entering (who leaves it); anyone else is refused.
 local queued = 0
-if handoff > 0 and (size == 0 or mine) then queued = redis.call('zcard', KEYS[2]) end
+if handoff > 0 and (size == 0 or mine) then queued = checkedCall(KEYS[2], 'zcard') end
 local now, micros = nil, nil
 local function clock()
   if now == nil then
@@ -105,7 +105,7 @@ local function refuse(ttl, lockTtl)
   if mode ~= 'try' and handoff > 0 then
     clock()
     local ticket = micros
-    if redis.call('zadd', KEYS[2], 'NX', micros, member) == 0 then ticket = redis.call('zscore', KEYS[2], member) end
+    if checkedCall(KEYS[2], 'zadd', 'NX', micros, member) == 0 then ticket = redis.call('zscore', KEYS[2], member) end
     redis.call('pexpire', KEYS[2], math.max(lockTtl, 0) + 2 * handoff + 5000)
     return {0, ttl, ticket, micros}
   end
@@ -114,7 +114,7 @@ end
 local ghost = nil
 if size == 0 then
   if queued > 0 then
-    local reservation = redis.call('get', KEYS[3])
+    local reservation = checkedCall(KEYS[3], 'get')
     local reservedForMe = false
     if reservation then
       local bar = string.find(reservation, '|', 1, true)
@@ -180,15 +180,15 @@ return token
     const mine = size > 0 && db.hexists(lock, field) === 1;
     if (mine && (hold === undefined || checkedCall(db, holds, () => db.hexists(holds, hold)) === 1)) {
       const token = fencing ? Number(checkedCall(db, tokenKey, () => db.get(tokenKey)) ?? '-1') : -1;
+      checkedCall(db, waiters, () => db.zrem(waiters, member));
       if (db.pttl(lock) < lease) db.pexpire(lock, lease);
-      db.zrem(waiters, member);
       return token;
     }
-    const queued = handoff > 0 && (size === 0 || mine) ? db.zcard(waiters) : 0;
+    const queued = handoff > 0 && (size === 0 || mine) ? checkedCall(db, waiters, () => db.zcard(waiters)) : 0;
     const refuse = (ttl: number): Reply => {
       if (mode !== 'try' && handoff > 0) {
         const micros = db.timeMicros();
-        if (db.zscore(waiters, member) === null) db.zadd(waiters, micros, member);
+        if (checkedCall(db, waiters, () => db.zscore(waiters, member)) === null) db.zadd(waiters, micros, member);
         db.pexpire(waiters, Math.max(db.pttl(lock), 0) + 2 * handoff + 5000);
         return [0, ttl, String(db.zscore(waiters, member)), String(micros)];
       }
@@ -197,7 +197,7 @@ return token
     let ghost: string | undefined;
     if (size === 0) {
       if (queued > 0) {
-        const reservation = db.get(handoffKey);
+        const reservation = checkedCall(db, handoffKey, () => db.get(handoffKey));
         let reservedForMe = false;
         if (reservation !== null) {
           const bar = reservation.indexOf('|');

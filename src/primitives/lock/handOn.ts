@@ -48,7 +48,9 @@ const MAX_DROPPED = 16;
 export const LUA_HAND_ON = `
 ${LUA_PARSE_MEMBER}
 local function nextWaiter(handoff)
-  if handoff > 0 then return redis.call('zpopmin', KEYS[3]) end
+  -- pcall: a waiters key of another type (which acquires report) counts as nobody waiting, so that a release
+  -- never stops half done; its error reply has no member.
+  if handoff > 0 then return redis.pcall('zpopmin', KEYS[3]) end
   return {}
 end
 
@@ -137,7 +139,7 @@ export function handOnKeys([lock = '', channel = '', waiters = '', handoff = '',
 /** The memory twin of `nextWaiter` and `handOn` (the memory store has one kind of pub/sub; its head stays in place instead of going back). */
 export function handOn(db: MemoryDb, keys: HandOnKeys, handoff: number): boolean {
   let message = '0';
-  if (handoff > 0 && db.exists(keys.waiters) === 1) {
+  if (handoff > 0 && db.type(keys.waiters) === 'zset') {
     const nowUs = db.timeMicros();
     for (let dropped = 0; dropped <= MAX_DROPPED; dropped++) {
       const head = db.zrangeWithScores(keys.waiters)[0];

@@ -38,7 +38,8 @@ local handoff = tonumber(ARGV[2])
 local head = nil
 if count == '1' then
   if hold ~= '-' then redis.call('del', KEYS[1], KEYS[5]) else redis.call('del', KEYS[1]) end
-  if handoff > 0 then head = redis.call('zpopmin', KEYS[3]) end
+  -- pcall: a waiters key of another type (which acquires report) must not stop a release half done.
+  if handoff > 0 then head = redis.pcall('zpopmin', KEYS[3]) end
   if not (head and head[1]) then
     redis.call(ARGV[3], KEYS[2], '0')
     return 2
