@@ -202,6 +202,27 @@ describeStores('fairLock$ contract', (fixture) => {
     await f.flush();
   });
 
+  it('releases a lock whose line key turned into another type, without release-failed; the next acquire names the key', async () => {
+    const f = fixture();
+    const client = f.client();
+    const ends: string[] = [];
+    client.events$.subscribe((event) => {
+      if (event.type === 'released') ends.push('released');
+      if (event.type === 'release-failed') ends.push(event.error.message);
+    });
+    const holder = take(client, 'line-turned');
+    await holder.granted;
+    await f.setString(queueOf('line-turned'), 'payload');
+    holder.release();
+    expect(await eventually(() => ends.length > 0)).toBe(true);
+    expect(ends).toEqual(['released']);
+    expect(await f.keys()).toEqual([queueOf('line-turned')]);
+    const error = await firstValueFrom(client.fairLock$('line-turned')).catch((e: unknown) => e);
+    expect((error as LockKeyTypeError).key).toBe(queueOf('line-turned'));
+    expect(await f.get(queueOf('line-turned'))).toBe('payload');
+    await f.flush();
+  });
+
   it('rejects bad input with a typed error and sends nothing', async () => {
     const f = fixture();
     const client = f.client();

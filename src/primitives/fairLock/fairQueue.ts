@@ -171,7 +171,15 @@ local function releaseHold(count)
     return 1
   end
   redis.call('del', KEYS[1], KEYS[2])
-  if handOff() then return ${HANDED_OVER} end
+  -- The lock is released now: a line key of another type (which acquires report) means nobody to hand it to.
+  -- (Redis 7's pcall hands an error table over as its message; older ones as the table.)
+  local ok, handed = pcall(handOff)
+  if not ok then
+    local message = type(handed) == 'table' and handed.err or tostring(handed)
+    if string.sub(message, 1, ${WRONGTYPE_REPLY.length}) == '${WRONGTYPE_REPLY}' then return 2 end
+    error({err = message})
+  end
+  if handed then return ${HANDED_OVER} end
   return 2
 end
 `;
@@ -407,6 +415,11 @@ export class FairScriptRun {
       return 1;
     }
     db.del(this.keys[0] ?? '', this.keys[1] ?? '');
-    return this.handOff() ? HANDED_OVER : 2;
+    try {
+      return this.handOff() ? HANDED_OVER : 2;
+    } catch (error) {
+      if (error instanceof ScriptError && error.message.startsWith(WRONGTYPE_REPLY)) return 2;
+      throw error;
+    }
   }
 }
