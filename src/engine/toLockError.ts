@@ -9,7 +9,7 @@ export function toLockError(error: unknown, name: string, owner: string): Error 
   if (!(error instanceof StoreError)) return error instanceof Error ? error : new Error(String(error));
   switch (error.code) {
     case 'wrongtype': {
-      const { key, type } = wrongTypeOf(error.message) ?? { key: name, type: 'value of another type' };
+      const { key, type } = wrongTypeOf(error.message, name);
       return new LockKeyTypeError(name, key, type);
     }
     case 'upgrade':

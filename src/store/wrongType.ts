@@ -37,9 +37,12 @@ export function wrongTypeDetail(reply: string): string {
   return reply.slice(WRONGTYPE_REPLY.length + 1).replace(SCRIPT_SUFFIX, '');
 }
 
-/** The key and its type in a `wrongtype` store error's detail; the key may contain spaces, a type never does. */
-export function wrongTypeOf(detail: string): { key: string; type: string } | undefined {
+/**
+ * The key and its type in a `wrongtype` store error's detail (the key may contain spaces, a type never does);
+ * when the detail is empty (Redis did not say which key), the lock's own name.
+ */
+export function wrongTypeOf(detail: string, lockName: string): { key: string; type: string } {
   const at = detail.lastIndexOf(' ');
-  if (at <= 0) return undefined;
+  if (at <= 0) return { key: lockName, type: 'value of another type' };
   return { key: detail.slice(0, at), type: detail.slice(at + 1) };
 }

@@ -137,7 +137,7 @@ async function runScript<R>(
     return await lastValueFrom(store.run(script, keys, args(store.publishCommand)));
   } catch (error) {
     if (error instanceof StoreError && error.code === 'wrongtype') {
-      const { key, type } = wrongTypeOf(error.message) ?? { key: name, type: 'value of another type' };
+      const { key, type } = wrongTypeOf(error.message, name);
       throw wrongType(name, key, type);
     }
     throw error;

@@ -1,7 +1,7 @@
 import type { MemoryDb, RedisType } from '../../store/memory/MemoryDb.js';
 import { ScriptError, WRONGTYPE_REPLY } from '../../store/Script.js';
 import { LUA_CHECKED_CALL } from '../../store/wrongType.js';
-import { HANDED_OVER } from '../handedOver.js';
+import { drawHandOffFirst, HANDED_OVER, LUA_DRAW_HAND_OFF_FIRST } from '../handedOver.js';
 
 /**
  * The part the fair lock scripts share, written twice: `FAIR_LUA_FUNCTIONS` opens each Lua script and
@@ -125,6 +125,8 @@ end
 -- The lock is free: the head of the line gets it. An rxlock head whose client listens gets it directly
 -- (the message carries the grant; true); any other head hears Redisson's 0 and takes it with its next attempt.
 local function handOff()
+  -- Defined here, not with the others: only a hand-off needs it, and the acquire script need not build it.
+  ${LUA_DRAW_HAND_OFF_FIRST}
   headOfLine()
   if not head then return false end
   local channel = channelPrefix .. ':' .. head
@@ -137,15 +139,10 @@ local function handOff()
     if publish == 'spublish' then numsub = 'shardnumsub' end
     if redis.call('pubsub', numsub, channel)[2] == 0 then headLease = nil end
   end
-  -- The token and the hold id first: if Redis refuses either (a key of another type, a counter that is not a
-  -- number), the head hears Redisson's 0 instead, and its own attempt reports what is wrong.
-  local token = '-1'
-  if headLease and headFencing == '1' then
-    local drawn = redis.pcall('incr', KEYS[6])
-    if type(drawn) == 'number' then token = int(drawn) else headLease = nil end
-  end
-  if headLease and headHold ~= '' and type(redis.pcall('hset', KEYS[2], headHold, '1')) ~= 'number' then headLease = nil end
-  if not headLease then
+  -- Refused token or hold id: the head hears Redisson's 0 instead, as one whose client does not listen.
+  local token = nil
+  if headLease then token = drawHandOffFirst(KEYS[6], KEYS[2], headFencing == '1', headHold ~= '' and headHold or nil) end
+  if not token then
     redis.call(publish, channel, '0')
     return false
   end
@@ -156,7 +153,7 @@ local function handOff()
   on(1, 'hset', head, '1')
   on(1, 'pexpire', headLease)
   if headHold ~= '' then on(2, 'pexpire', headLease) end
-  redis.call(publish, channel, 'rxlock:grant ' .. token .. ' ' .. nowUs .. ' ' .. headWait .. ' ' .. headHold)
+  redis.call(publish, channel, 'rxlock:grant ' .. int(token) .. ' ' .. nowUs .. ' ' .. headWait .. ' ' .. headHold)
   return true
 end
 
@@ -376,7 +373,8 @@ export class FairScriptRun {
       return false;
     }
     const [, headLease = '0', headFencing, headWait = '', headHold = ''] = parsed;
-    const token = this.#drawFirst(headFencing === '1', headHold);
+    // The raw keys, as the Lua's pcall sees them: a refusal there wakes the head rather than ending the script.
+    const token = drawHandOffFirst(db, { token: this.keys[5] ?? '', holds: this.keys[1] ?? '' }, headFencing === '1', headHold === '' ? undefined : headHold);
     if (token === undefined) {
       db.publish(channel, '0');
       return false;
@@ -390,19 +388,6 @@ export class FairScriptRun {
     if (headHold !== '') db.pexpire(this.holds, Number(headLease));
     db.publish(channel, `${GRANT_MESSAGE_PREFIX}${token} ${this.nowUs} ${headWait} ${headHold}`);
     return true;
-  }
-
-  /** The twin of the Lua's token and hold id writes before a direct grant: the token, or undefined if either failed. */
-  #drawFirst(fencing: boolean, holdId: string): number | undefined {
-    const { db } = this;
-    try {
-      const token = fencing ? db.incrby(this.token, 1) : -1;
-      if (holdId !== '') db.hset(this.holds, holdId, '1');
-      return token;
-    } catch (error) {
-      if (error instanceof ScriptError) return undefined;
-      throw error;
-    }
   }
 
   releaseHold(count: string): number {

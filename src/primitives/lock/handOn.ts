@@ -1,6 +1,5 @@
 import type { MemoryDb } from '../../store/memory/MemoryDb.js';
-import { ScriptError } from '../../store/Script.js';
-import { HANDED_OVER } from '../handedOver.js';
+import { drawHandOffFirst, HANDED_OVER, LUA_DRAW_HAND_OFF_FIRST } from '../handedOver.js';
 import { LUA_PARSE_MEMBER, parseWaiterMember } from './waiterMember.js';
 
 /** The prefix of a direct hand-off message: `rxlock:grant <token> <server time in µs> <member>`. */
@@ -47,6 +46,7 @@ const MAX_DROPPED = 16;
  */
 export const LUA_HAND_ON = `
 ${LUA_PARSE_MEMBER}
+${LUA_DRAW_HAND_OFF_FIRST}
 local function nextWaiter(handoff)
   -- pcall: a waiters key of another type (which acquires report) counts as nobody waiting, so that a release
   -- never stops half done; its error reply has no member.
@@ -73,16 +73,9 @@ local function handOn(head, handoff, publish)
       local numsub = 'numsub'
       if publish == 'spublish' then numsub = 'shardnumsub' end
       local listens = redis.call('pubsub', numsub, channel)[2] > 0
-      local ready = listens
-      -- The token and the hold id first: if Redis refuses either (a key of another type, a counter that is
-      -- not a number), the waiter is reserved the lock instead, and its own attempt reports what is wrong.
-      local token = -1
-      if ready and string.find(flags, 'f', 1, true) then
-        token = redis.pcall('incr', KEYS[6])
-        ready = type(token) == 'number'
-      end
-      if ready and hold ~= '-' then ready = type(redis.pcall('hset', KEYS[5], hold, 1)) == 'number' end
-      if ready then
+      -- Refused token or hold id: the waiter is reserved the lock instead (below), as one still subscribing.
+      local token = listens and drawHandOffFirst(KEYS[6], KEYS[5], string.find(flags, 'f', 1, true) ~= nil, hold ~= '-' and hold or nil)
+      if token then
         if hold ~= '-' then redis.call('pexpire', KEYS[5], lease) end
         redis.call('hset', KEYS[1], field, 1)
         redis.call('pexpire', KEYS[1], lease)
@@ -150,7 +143,7 @@ export function handOn(db: MemoryDb, keys: HandOnKeys, handoff: number): boolean
       if (waiter?.direct === true) {
         const channel = `${keys.channel}:${waiter.field.slice(0, waiter.field.indexOf(':'))}`;
         const listens = db.numsub(channel) > 0;
-        const token = listens ? drawFirst(db, keys, waiter) : undefined;
+        const token = listens ? drawHandOffFirst(db, keys, waiter.fencing, waiter.holdId) : undefined;
         if (token !== undefined) {
           if (waiter.holdId !== undefined) db.pexpire(keys.holds, waiter.leaseMs);
           db.hset(keys.lock, waiter.field, '1');
@@ -176,18 +169,6 @@ export function handOn(db: MemoryDb, keys: HandOnKeys, handoff: number): boolean
   }
   db.publish(keys.channel, message);
   return false;
-}
-
-/** The twin of the Lua's token and hold id writes before a direct grant: the token (-1 without fencing), or undefined if either failed. */
-function drawFirst(db: MemoryDb, keys: HandOnKeys, waiter: { fencing: boolean; holdId?: string | undefined }): number | undefined {
-  try {
-    const token = waiter.fencing ? db.incrby(keys.token, 1) : -1;
-    if (waiter.holdId !== undefined) db.hset(keys.holds, waiter.holdId, '1');
-    return token;
-  } catch (error) {
-    if (error instanceof ScriptError) return undefined;
-    throw error;
-  }
 }
 
 /** The memory twin of `releaseOne`. */
