@@ -5,7 +5,8 @@
  * holds (`setTimeout(1)`) and the switches (one worker's release call to the next worker holding) took. For
  * the slowest waits it prints which collections overlapped them. Run after `npm run build`:
  * `node --import tsx bench/probes/fairTail.ts` (`PROBE_LOCK=lock`: the plain lock, for comparison). Each slow wait
- * is shown with the holds and switches that lie wholly inside it (how many, their total, the longest).
+ * is shown with the holds and switches that lie wholly inside it (how many, their total, the longest). Last,
+ * what Redis spent executing each script's calls during the measured seconds (SLOWLOG, see `scriptTimes.ts`).
  */
 import { monitorEventLoopDelay, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { rxlockFairLock } from '../contenders/rxlockFairLock.js';
@@ -13,6 +14,7 @@ import { rxlockLock } from '../contenders/rxlockLock.js';
 import { latencyHistogram, recordMs, summarize, type Histogram } from '../histogram.js';
 import { openServer, trackedConnections } from '../server.js';
 import { sleep } from '../sleep.js';
+import { recordScriptTimes } from './scriptTimes.js';
 import { probeSize } from './size.js';
 
 const WORKERS = 8;
@@ -78,6 +80,7 @@ const loops = workers.map(async (worker, index) => {
   }
 });
 await sleep(LEAD_IN_MS);
+const readScriptTimes = await recordScriptTimes(server.admin);
 measureFrom = performance.now();
 loopDelay.enable();
 await sleep(SECONDS * 1_000);
@@ -85,6 +88,7 @@ running = false;
 loopDelay.disable();
 await Promise.all(loops);
 observer.disconnect();
+const scriptTimes = await readScriptTimes();
 
 const during = (span: Span): string[] =>
   collections.filter((gc) => gc.start < span.start + span.ms && gc.start + gc.ms > span.start).map((gc) => `${gc.kind} ${gc.ms.toFixed(1)} ms`);
@@ -119,6 +123,8 @@ for (const span of [...waits].sort((a, b) => b.ms - a.ms).slice(0, 10)) {
     `  ${span.ms.toFixed(1).padStart(6)} ms at ${((span.start - measureFrom) / 1_000).toFixed(2)} s: holds ${inside(holdSpans, span)}, switches ${inside(switchSpans, span)}; ${during(span).join(', ') || 'no collection'}`,
   );
 }
+console.log('server time per script call (SLOWLOG, execution only):');
+for (const line of scriptTimes) console.log(`  ${line}`);
 for (const worker of workers) await worker.close();
 connections.disconnectAll();
 await server.stop();
