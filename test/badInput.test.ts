@@ -240,6 +240,22 @@ describe('bad input: a typed error naming what was wrong, nothing written to Red
     await stillUsable();
   });
 
+  it('a reentrant owner’s holds key turned into a string: its release fails with LockKeyTypeError naming that key, and writes nothing', async () => {
+    const handle = await client.acquire('reentrant', { owner: 'worker-1', leaseMs: 60_000 });
+    await admin.set('rxlock_holds:{reentrant}', 'payload');
+    const before = { digest: await digest(), scripts: scripts() };
+    const error = await handle.release().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(LockKeyTypeError);
+    expect((error as Error).message).toContain('key "rxlock_holds:{reentrant}" of "reentrant" holds a string');
+    expect(scripts() - before.scripts).toBe(1);
+    expect(await digest()).toBe(before.digest);
+    await stillUsable();
+    console.info(`bad input | a reentrant owner’s holds key holds a string | LockKeyTypeError | ${(error as Error).message}`);
+  });
+
   it('releasing a lock now held by another owner: NotLockOwnerError, and the other owner’s hold is untouched', async () => {
     const other = createLockClient({ redis: server.client(), clientId: 'other' });
     const mine = await client.acquire('taken', { leaseMs: 60_000 });

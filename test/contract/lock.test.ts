@@ -125,6 +125,24 @@ describeStores('lock$ contract', (fixture) => {
     await f.flush();
   });
 
+  it('names a holds key of another type when a reentrant owner releases, and changes nothing', async () => {
+    const f = fixture();
+    const client = f.client();
+    const failures: unknown[] = [];
+    client.events$.subscribe((event) => {
+      if (event.type === 'release-failed') failures.push(event.error);
+    });
+    const handle = await client.acquire('reentered', { owner: 'worker-1' });
+    const held = await f.hgetall('reentered');
+    await f.setString('rxlock_holds:{reentered}', 'payload');
+    const error = await handle.release().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LockKeyTypeError);
+    expect([(error as LockKeyTypeError).key, (error as LockKeyTypeError).actualType]).toEqual(['rxlock_holds:{reentered}', 'string']);
+    expect(failures).toEqual([error]);
+    expect([await f.hgetall('reentered'), await f.get('rxlock_holds:{reentered}')]).toEqual([held, 'payload']);
+    await f.flush();
+  });
+
   it('hands the lock over to waiters in turn: every subscriber gets it once', async () => {
     const f = fixture();
     const clients = Array.from({ length: 4 }, () => f.client());

@@ -180,6 +180,29 @@ describeStores('readLock$ / writeLock$ contract', (fixture) => {
     await f.flush();
   });
 
+  it('names a holds key of another type when a reentrant owner releases a read or write hold, and changes nothing', async () => {
+    const f = fixture();
+    const client = f.client();
+    const failures: LockKeyTypeError[] = [];
+    client.events$.subscribe((event) => {
+      if (event.type === 'release-failed' && event.error instanceof LockKeyTypeError) failures.push(event.error);
+    });
+    for (const [name, lease$] of [
+      ['read-held', client.readLock$('read-held', { owner: 'worker-1' })],
+      ['write-held', client.writeLock$('write-held', { owner: 'worker-1' })],
+    ] as const) {
+      const subscription = lease$.subscribe();
+      expect(await eventually(async () => Object.keys(await f.hgetall(name)).length === 2)).toBe(true);
+      const held = await f.hgetall(name);
+      await f.setString(`rxlock_holds:{${name}}`, 'payload');
+      subscription.unsubscribe();
+      expect(await eventually(() => Promise.resolve(failures.some((error) => error.key === `rxlock_holds:{${name}}`)))).toBe(true);
+      expect([await f.hgetall(name), await f.get(`rxlock_holds:{${name}}`)]).toEqual([held, 'payload']);
+    }
+    expect(failures.map((error) => error.actualType)).toEqual(['string', 'string']);
+    await f.flush();
+  });
+
   it('refuses bad input with a typed error in the stream and sends nothing', async () => {
     const f = fixture();
     const client = f.client();

@@ -33,6 +33,8 @@ export interface StoreFixture {
   setSet(key: string, members: string[]): Promise<void>;
   setHash(key: string, field: string, value: string, ttlMs?: number): Promise<void>;
   hget(key: string, field: string): Promise<string | null>;
+  /** A whole hash, field → value ({} when the key is missing). */
+  hgetall(key: string): Promise<Record<string, string>>;
   get(key: string): Promise<string | null>;
   pttl(key: string): Promise<number>;
   /** Adds a member (characters below U+0080 only, so that it is the same bytes on both stores) to a sorted set. */
@@ -117,6 +119,7 @@ function memoryBackend(): Backend & { reset(): void } {
         return Promise.resolve();
       },
       hget: (key, field) => Promise.resolve(store.db.hget(key, field)),
+      hgetall: (key) => Promise.resolve(Object.fromEntries(store.db.hkeys(key).map((field) => [field, store.db.hget(key, field) ?? '']))),
       get: (key) => Promise.resolve(store.db.get(key)),
       pttl: (key) => Promise.resolve(store.db.pttl(key)),
       zadd: (key, score, member) => Promise.resolve(void store.db.zadd(key, score, member)),
@@ -224,6 +227,7 @@ export function describeStores(title: string, body: (fixture: () => StoreFixture
             if (ttlMs !== undefined) await redis.pexpire(key, ttlMs);
           },
           hget: (key, field) => redis.hget(key, field),
+          hgetall: (key) => redis.hgetall(key),
           get: (key) => redis.get(key),
           pttl: (key) => redis.pttl(key),
           zadd: async (key, score, member) => {

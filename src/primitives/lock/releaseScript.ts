@@ -1,5 +1,6 @@
 import type { ReleaseReply } from '../../engine/HeldLease.js';
 import { defineScript, int, type Script } from '../../store/Script.js';
+import { checkedCall, LUA_CHECKED_CALL } from '../../store/wrongType.js';
 import { HANDED_OVER, handedOver } from '../handedOver.js';
 import { handOn, handOnKeys, LUA_HAND_ON, releaseOne } from './handOn.js';
 import { memberField, parseWaiterMember } from './waiterMember.js';
@@ -29,8 +30,10 @@ if type(count) ~= 'string' then
   return 0
 end
 local hold = ARGV[4] or '-'
-if hold ~= '-' and redis.call('hdel', KEYS[5], hold) == 0 then
-  return 0
+if hold ~= '-' then
+  -- Only a reentrant owner's release sets this up: a holds key of another type is named, and nothing changes.
+  ${LUA_CHECKED_CALL}
+  if checkedCall(KEYS[5], 'hdel', hold) == 0 then return 0 end
 end
 local handoff = tonumber(ARGV[2])
 -- The final unlock pops the longest waiter at once; with nobody queued (the common case) it is answered
@@ -55,7 +58,7 @@ return releaseOne(ARGV[1], count, hold, handoff, ARGV[3])
   memory: (db, keys, [field = '', handoffMs = '0', , hold = '-']) => {
     const named = handOnKeys(keys);
     if (db.type(named.lock) !== 'hash' || db.hexists(named.lock, field) === 0) return 0;
-    if (hold !== '-' && db.hdel(named.holds, hold) === 0) return 0;
+    if (hold !== '-' && checkedCall(db, named.holds, () => db.hdel(named.holds, hold)) === 0) return 0;
     return releaseOne(db, named, field, db.hget(named.lock, field) ?? '1', hold, Number(handoffMs));
   },
   parse: (reply) => int(reply) as LockRelease,
@@ -78,13 +81,14 @@ export const lockLeaseReleaseScript: Script<ReleaseReply> = { ...lockReleaseScri
 export const lockLeaveScript = defineScript<LockRelease>({
   name: 'lock.leave',
   lua: `
+${LUA_CHECKED_CALL}
 ${LUA_HAND_ON}
 local member = ARGV[1]
 redis.call('zrem', KEYS[3], member)
 local field, _, _, hold = parseMember(member)
 if not field then field, hold = member, '-' end
 local count = redis.pcall('hget', KEYS[1], field)
-if type(count) == 'string' and (hold == '-' or redis.call('hdel', KEYS[5], hold) == 1) then
+if type(count) == 'string' and (hold == '-' or checkedCall(KEYS[5], 'hdel', hold) == 1) then
   return releaseOne(field, count, hold, tonumber(ARGV[2]), ARGV[3])
 end
 local reservation = redis.call('get', KEYS[4])
@@ -101,7 +105,8 @@ return 0
     const field = memberField(member);
     const hold = parseWaiterMember(member)?.holdId ?? '-';
     const count = db.type(named.lock) === 'hash' ? db.hget(named.lock, field) : null;
-    if (count !== null && (hold === '-' || db.hdel(named.holds, hold) === 1)) return releaseOne(db, named, field, count, hold, handoff);
+    if (count !== null && (hold === '-' || checkedCall(db, named.holds, () => db.hdel(named.holds, hold)) === 1))
+      return releaseOne(db, named, field, count, hold, handoff);
     if (db.get(named.handoff)?.startsWith(`${member}|`) === true) {
       db.del(named.handoff);
       if (db.exists(named.lock) === 0) handOn(db, named, handoff);

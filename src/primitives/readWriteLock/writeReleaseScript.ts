@@ -1,5 +1,6 @@
 import type { MemoryDb } from '../../store/memory/MemoryDb.js';
 import { defineScript } from '../../store/Script.js';
+import { checkedCall, LUA_CHECKED_CALL } from '../../store/wrongType.js';
 import { parseReadWriteRelease, type ReadWriteRelease } from './releaseReply.js';
 
 /**
@@ -14,10 +15,11 @@ import { parseReadWriteRelease, type ReadWriteRelease } from './releaseReply.js'
 export const writeReleaseScript = defineScript<ReadWriteRelease>({
   name: 'writeLock.release',
   lua: `
+${LUA_CHECKED_CALL}
 if redis.call('type', KEYS[1])['ok'] ~= 'hash' or redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
   return 0
 end
-if ARGV[2] ~= '' and redis.call('hdel', KEYS[3], ARGV[2]) == 0 then
+if ARGV[2] ~= '' and checkedCall(KEYS[3], 'hdel', ARGV[2]) == 0 then
   return 0
 end
 local count = tonumber(redis.call('hget', KEYS[1], ARGV[1]))
@@ -38,7 +40,7 @@ return 2
 `,
   memory: (db: MemoryDb, [lock = '', channel = '', holds = ''], [field = '', hold = '']) => {
     if (db.type(lock) !== 'hash' || db.hexists(lock, field) === 0) return 0;
-    if (hold !== '' && db.hdel(holds, hold) === 0) return 0;
+    if (hold !== '' && checkedCall(db, holds, () => db.hdel(holds, hold)) === 0) return 0;
     const count = Number(db.hget(lock, field));
     if (count > 1) {
       db.hincrby(lock, field, -1);
