@@ -11,6 +11,12 @@ export interface BenchServer {
   readonly admin: Redis;
   /** A new connection to the server; the caller closes it. */
   connect(options?: RedisOptions): Redis;
+  /**
+   * A new connection for SUBSCRIBE, once ready: ioredis 5 writes a SUBSCRIBE sent during its handshake at
+   * once, then fails its own ready check on the subscribed connection and reconnects without the channels
+   * (ioredis #2037).
+   */
+  listener(): Promise<Redis>;
   /** Deletes every key whose name contains `marker` (SCAN, never KEYS or FLUSH: REDIS_URL may be shared). */
   deleteKeys(marker: string): Promise<void>;
   /** Names of the keys that contain `marker`. */
@@ -47,6 +53,11 @@ export async function openServer(redisUrl: string | undefined): Promise<BenchSer
     url,
     admin,
     connect,
+    async listener() {
+      const redis = connect();
+      if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+      return redis;
+    },
     keys,
     async deleteKeys(marker) {
       const found = await keys(marker);

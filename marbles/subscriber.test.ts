@@ -155,6 +155,38 @@ describe('Subscriber: confirming subscriptions', () => {
   });
 });
 
+describe('Subscriber: subscribing while ioredis is still handshaking (ioredis #2037)', () => {
+  it('holds a new channel back while the connection is connected but not ready, and sends it at the first ready', async () => {
+    const { connection, subscriber, heard, listen, settle } = scene();
+    const first = listen('a');
+    connection.status = 'connect';
+    const second = listen('b');
+    expect(connection.calls.map(({ command, channels }) => `${command} ${channels.join()}`)).toEqual(['subscribe a']);
+    connection.status = 'ready';
+    connection.emit('ready');
+    expect(connection.calls.map(({ command, channels }) => `${command} ${channels.join()}`)).toEqual(['subscribe a', 'subscribe b']);
+    connection.calls.forEach((call) => call.confirm());
+    await settle();
+    expect(heard).toEqual(['a ready', 'b ready']);
+    expect(subscriber.epoch).toBe(0);
+    [first, second].forEach((subscription) => subscription.unsubscribe());
+  });
+
+  it('subscribes a channel confirmed before the first ready again at that ready: the connection may have been replaced in between', async () => {
+    const { connection, heard, listen, settle } = scene();
+    const listening = listen('a');
+    connection.last('subscribe').confirm();
+    await settle();
+    connection.status = 'ready';
+    connection.emit('ready');
+    expect(connection.times('subscribe')).toEqual([0, 0]);
+    connection.last('subscribe').confirm();
+    await settle();
+    expect(heard).toEqual(['a ready', 'a ready']);
+    listening.unsubscribe();
+  });
+});
+
 describe('Subscriber: gaps, messages and leaving', () => {
   it('after a reconnect subscribes every channel again, its listeners hear ready again, and the epoch counts the gap', async () => {
     const { connection, subscriber, heard, listen, settle } = scene();

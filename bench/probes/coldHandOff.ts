@@ -20,7 +20,7 @@ const WARM_UP = probeSize(300, 5);
 const server = await openServer(process.env['REDIS_URL']);
 const marker = `rxbench-cold-${String(Date.now())}`;
 const redis = server.connect();
-const listener = server.connect();
+const listener = await server.listener();
 const stats = server.connect();
 
 const calls = rxlockContendedCalls(`${marker}:lock`);

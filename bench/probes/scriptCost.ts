@@ -44,7 +44,7 @@ async function timedBatch(redis: Redis, sha: string, calls: readonly [number, ..
 
 /** rxlock's refused-and-queued acquire and its direct hand-off release, each timed over batches of held keys. */
 async function contendedPaths([acquireSha, releaseSha]: readonly [string, string]): Promise<{ refused: number[]; handOff: number[] }> {
-  const listener = server.connect();
+  const listener = await server.listener();
   const times = { refused: [] as number[], handOff: [] as number[] };
   try {
     for (let batch = 0; batch < ROUNDS * BATCHES; batch++) {

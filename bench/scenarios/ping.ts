@@ -44,7 +44,7 @@ export interface PublishListener {
 }
 
 export async function publishListener(server: BenchServer): Promise<PublishListener> {
-  const listener = server.connect();
+  const listener = await server.listener();
   const channel = `rxbench-publish-floor-${String(process.pid)}-${String(Date.now())}`;
   let heard = (): void => undefined;
   listener.on('message', () => heard());

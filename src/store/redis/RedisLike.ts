@@ -22,6 +22,8 @@ export interface RedisLike {
 /** The subscriber connection: classic or sharded pub/sub. */
 export interface SubscriberLike {
   readonly status: string;
+  /** True for a Cluster, whose own subscriber connections are not held back during a handshake. */
+  readonly isCluster?: boolean;
   subscribe(...channels: string[]): Promise<unknown>;
   unsubscribe(...channels: string[]): Promise<unknown>;
   ssubscribe(...channels: string[]): Promise<unknown>;

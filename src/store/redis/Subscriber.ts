@@ -8,7 +8,10 @@ interface Channel {
   readonly listeners: Set<Listener>;
   /** The server confirmed the latest (re)subscription. */
   confirmed: boolean;
-  /** The latest (re)subscription was refused by the client before it reached the server. */
+  /**
+   * The latest (re)subscription did not reach the server: the client refused it before it connected, or it
+   * was held back during the handshake. The first `ready` sends it.
+   */
   rejected: boolean;
   /** Resends the subscription if it is not confirmed in time. */
   retry: Subscription | undefined;
@@ -133,11 +136,15 @@ export class Subscriber {
   #subscribe(channels: readonly string[]): void {
     if (this.#closed || channels.length === 0) return;
     const connection = this.#connect();
+    // During the handshake (status `connect`: connected, ready check not yet answered) ioredis 5 writes a
+    // SUBSCRIBE at once; its ready check (INFO) then fails on a connection already subscribed, and it opens
+    // another one, without the channels confirmed on the first (ioredis #2037). The first `ready` sends them.
+    const holdBack = connection.status === 'connect' && connection.isCluster !== true;
     for (const channel of channels) {
       const entry = this.#channels.get(channel);
       if (entry === undefined) continue;
       entry.confirmed = false;
-      entry.rejected = false;
+      entry.rejected = holdBack;
       entry.retry?.unsubscribe();
       const retryMs = entry.retryMs;
       // Unconfirmed in time (a lost reply, or ioredis dropping an SSUBSCRIBE answered with MOVED): send it again.
@@ -165,6 +172,7 @@ export class Subscriber {
         if (entry !== undefined && !entry.confirmed) entry.rejected = true;
       }
     };
+    if (holdBack) return;
     // A failed subscription is sent again by the confirmation timer, or when the connection is ready if the
     // client refused it before that (see `#onReady`); waiters still have their TTL fallback.
     if (this.#sharded) {
@@ -208,8 +216,10 @@ export class Subscriber {
     if (!this.#readyOnce) {
       this.#readyOnce = true;
       // The first subscriptions waited in ioredis's offline queue, unless the client has none
-      // (`enableOfflineQueue: false`, often with `lazyConnect`): then it refused them, and they go now.
-      this.#subscribe([...this.#channels].filter(([, entry]) => entry.rejected).map(([channel]) => channel));
+      // (`enableOfflineQueue: false`, often with `lazyConnect`) and refused them, or they were held back during
+      // the handshake: those go now. So does any confirmed before this first ready, on a connection that may
+      // not be this one.
+      this.#subscribe([...this.#channels].filter(([, entry]) => entry.rejected || entry.confirmed).map(([channel]) => channel));
       return;
     }
     this.#reconnects++;
