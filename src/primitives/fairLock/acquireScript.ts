@@ -1,4 +1,5 @@
 import { defineScript, int, list, type Reply } from '../../store/Script.js';
+import { LUA_CHECKED_CALL } from '../../store/wrongType.js';
 import { FAIR_LUA_FUNCTIONS, FairScriptRun } from './fairQueue.js';
 
 /**
@@ -26,6 +27,19 @@ export type FairAttempt =
 export const fairLockAcquireScript = defineScript<FairAttempt>({
   name: 'fairLock.acquire',
   lua: `
+-- The common case first, before the helper functions are set up: the lock is free and nobody is in line.
+-- A call that fails here (a lock key of another type) leaves the caller to the general path, which reports it.
+local freeSize = redis.pcall('hlen', KEYS[1])
+if freeSize == 0 and redis.call('exists', KEYS[3]) == 0 then
+  ${LUA_CHECKED_CALL}
+  local hold, token = ARGV[3], -1
+  if string.find(ARGV[5], 'f', 1, true) then token = checkedCall(KEYS[6], 'incr') end
+  if hold ~= '' then checkedCall(KEYS[2], 'hset', hold, '1') end
+  redis.call('hincrby', KEYS[1], ARGV[2], '1')
+  redis.call('pexpire', KEYS[1], ARGV[1])
+  if hold ~= '' then redis.call('pexpire', KEYS[2], ARGV[1]) end
+  return {1, token, 0}
+end
 ${FAIR_LUA_FUNCTIONS}
 local function grant(size)
   local token = -1
@@ -42,7 +56,8 @@ local function grant(size)
   return {1, token, 0}
 end
 
-local size = on(1, 'hlen')
+local size = freeSize
+if type(size) ~= 'number' then size = on(1, 'hlen') end
 headOfLine()
 local mine = size > 0 and on(1, 'hexists', field) == 1
 if mine and (hold == '' or on(2, 'hexists', hold) == 1) then

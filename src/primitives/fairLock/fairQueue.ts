@@ -67,11 +67,12 @@ local function lagOf(details, grants)
 end
 
 -- The head of the line (false if nobody waits), its deadline and details, and the grant count, once the heads
--- whose deadline passed are dropped, as Redisson drops them.
+-- whose deadline passed are dropped, as Redisson drops them. first: the head, if the caller read it already.
 local head, headDeadline, headDetails, grants = false, nil, nil, nil
-local function headOfLine()
+local function headOfLine(first)
   while true do
-    head = on(3, 'lindex', '0')
+    head = first or on(3, 'lindex', '0')
+    first = nil
     if not head then return end
     local known = on(5, 'hmget', head, 'grants')
     headDetails, grants = known[1], known[2]
@@ -124,10 +125,10 @@ end
 
 -- The lock is free: the head of the line gets it. An rxlock head whose client listens gets it directly
 -- (the message carries the grant; true); any other head hears Redisson's 0 and takes it with its next attempt.
-local function handOff()
+local function handOff(first)
   -- Defined here, not with the others: only a hand-off needs it, and the acquire script need not build it.
   ${LUA_DRAW_HAND_OFF_FIRST}
-  headOfLine()
+  headOfLine(first)
   if not head then return false end
   local channel = channelPrefix .. ':' .. head
   local headLease, headFencing, headWait, headHold
@@ -157,6 +158,21 @@ local function handOff()
   return true
 end
 
+-- The lock was just released: hands it to the head of the line (first: the head, if read already). 2, or
+-- ${HANDED_OVER} when it was given straight to the head.
+local function handOnAfterUnlock(first)
+  -- A line key of another type (which acquires report) means nobody to hand it to.
+  -- (Redis 7's pcall hands an error table over as its message; older ones as the table.)
+  local ok, handed = pcall(handOff, first)
+  if not ok then
+    local message = type(handed) == 'table' and handed.err or tostring(handed)
+    if string.sub(message, 1, ${WRONGTYPE_REPLY.length}) == '${WRONGTYPE_REPLY}' then return 2 end
+    error({err = message})
+  end
+  if handed then return ${HANDED_OVER} end
+  return 2
+end
+
 -- Ends this caller's hold (count: its field's count), checking its hold id first. 0: not held; 1: one
 -- hold less; 2: unlocked and handed on; ${HANDED_OVER}: unlocked and given straight to the head of the line.
 local function releaseHold(count)
@@ -168,16 +184,7 @@ local function releaseHold(count)
     return 1
   end
   redis.call('del', KEYS[1], KEYS[2])
-  -- The lock is released now: a line key of another type (which acquires report) means nobody to hand it to.
-  -- (Redis 7's pcall hands an error table over as its message; older ones as the table.)
-  local ok, handed = pcall(handOff)
-  if not ok then
-    local message = type(handed) == 'table' and handed.err or tostring(handed)
-    if string.sub(message, 1, ${WRONGTYPE_REPLY.length}) == '${WRONGTYPE_REPLY}' then return 2 end
-    error({err = message})
-  end
-  if handed then return ${HANDED_OVER} end
-  return 2
+  return handOnAfterUnlock()
 end
 `;
 

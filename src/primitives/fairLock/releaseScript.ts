@@ -14,8 +14,20 @@ import { FAIR_LUA_FUNCTIONS, FairScriptRun } from './fairQueue.js';
 export const fairLockReleaseScript = defineScript<ReleaseReply>({
   name: 'fairLock.release',
   lua: `
+-- The common case first, before the helper functions are set up: this hold's only count, and nobody in line
+-- once it is released. A call that fails here (a key of another type) writes nothing and leaves the caller to
+-- the general path below, which reports it; so does a hold id not found (an earlier hold's re-sent release).
+local count = redis.pcall('hget', KEYS[1], ARGV[2])
+if count == '1' and (ARGV[3] == '' or redis.pcall('hdel', KEYS[2], ARGV[3]) == 1) then
+  redis.call('del', KEYS[1], KEYS[2])
+  local first = redis.pcall('lindex', KEYS[3], '0')
+  if not first then return 2 end
+  ${FAIR_LUA_FUNCTIONS}
+  if type(first) ~= 'string' then first = nil end
+  return handOnAfterUnlock(first)
+end
 ${FAIR_LUA_FUNCTIONS}
-local count = on(1, 'hget', field)
+count = on(1, 'hget', field)
 if not count then
   if redis.call('exists', KEYS[1]) == 0 then handOff() end
   return 0
