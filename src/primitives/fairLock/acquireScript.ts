@@ -27,34 +27,29 @@ export type FairAttempt =
 export const fairLockAcquireScript = defineScript<FairAttempt>({
   name: 'fairLock.acquire',
   lua: `
+${LUA_CHECKED_CALL}
+-- Grants the lock to this caller (size: the lock hash's length before), token and hold id first. Defined
+-- before the helper functions, as the common case below needs nothing else.
+local function grant(size)
+  local lease, hold, token = ARGV[1], ARGV[3], -1
+  if string.find(ARGV[5], 'f', 1, true) then token = checkedCall(KEYS[6], 'incr') end
+  if hold ~= '' then checkedCall(KEYS[2], 'hset', hold, '1') end
+  checkedCall(KEYS[1], 'hincrby', ARGV[2], '1')
+  local ttl = lease
+  if size > 0 then
+    local left = checkedCall(KEYS[1], 'pttl')
+    if left >= tonumber(lease) then ttl = string.format('%d', left) end
+  end
+  if ttl == lease then checkedCall(KEYS[1], 'pexpire', lease) end
+  if hold ~= '' then checkedCall(KEYS[2], 'pexpire', ttl) end
+  return {1, token, 0}
+end
+
 -- The common case first, before the helper functions are set up: the lock is free and nobody is in line.
 -- A call that fails here (a lock key of another type) leaves the caller to the general path, which reports it.
 local freeSize = redis.pcall('hlen', KEYS[1])
-if freeSize == 0 and redis.call('exists', KEYS[3]) == 0 then
-  ${LUA_CHECKED_CALL}
-  local hold, token = ARGV[3], -1
-  if string.find(ARGV[5], 'f', 1, true) then token = checkedCall(KEYS[6], 'incr') end
-  if hold ~= '' then checkedCall(KEYS[2], 'hset', hold, '1') end
-  redis.call('hincrby', KEYS[1], ARGV[2], '1')
-  redis.call('pexpire', KEYS[1], ARGV[1])
-  if hold ~= '' then redis.call('pexpire', KEYS[2], ARGV[1]) end
-  return {1, token, 0}
-end
+if freeSize == 0 and redis.call('exists', KEYS[3]) == 0 then return grant(0) end
 ${FAIR_LUA_FUNCTIONS}
-local function grant(size)
-  local token = -1
-  if fencing then token = on(6, 'incr') end
-  if hold ~= '' then on(2, 'hset', hold, '1') end
-  on(1, 'hincrby', field, '1')
-  local ttl = lease
-  if size > 0 then
-    local left = on(1, 'pttl')
-    if left >= leaseMs then ttl = int(left) end
-  end
-  if ttl == lease then on(1, 'pexpire', lease) end
-  if hold ~= '' then on(2, 'pexpire', ttl) end
-  return {1, token, 0}
-end
 
 local size = freeSize
 if type(size) ~= 'number' then size = on(1, 'hlen') end

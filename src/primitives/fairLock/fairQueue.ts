@@ -30,7 +30,9 @@ import { drawHandOffFirst, HANDED_OVER, LUA_DRAW_HAND_OFF_FIRST } from '../hande
  * <key> <type>`, so no TYPE is sent on the way; each script touches its keys in an order where whatever it
  * wrote before that point is a step complete in itself (dead waiters dropped, a fencing token drawn, a lock
  * released). Arguments go to Redis as strings: Redis 7.0 formats a Lua number with `%.17g`, which costs
- * more than most of the commands. TIME is read only when a deadline is needed.
+ * more than most of the commands. TIME is read only when a deadline is needed. Each script answers its
+ * common case (a free lock, nobody in line) before it sets these functions up, and defines `checkedCall`
+ * (`LUA_CHECKED_CALL`) ahead of them.
  */
 export const FAIR_LUA_FUNCTIONS = `
 local lease, field, hold, waitId, flags = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
@@ -39,7 +41,6 @@ local enqueue, fencing = string.find(flags, 'q', 1, true) ~= nil, string.find(fl
 local direct, publish = string.find(flags, 'd', 1, true) ~= nil, 'publish'
 if string.find(flags, 's', 1, true) then publish = 'spublish' end
 
-${LUA_CHECKED_CALL}
 -- checkedCall on KEYS[i].
 local function on(i, command, ...)
   return checkedCall(KEYS[i], command, ...)
@@ -200,6 +201,7 @@ for i = 1, #expected do
     return redis.error_reply('${WRONGTYPE_REPLY} ' .. KEYS[i] .. ' ' .. kind)
   end
 end
+${LUA_CHECKED_CALL}
 ${FAIR_LUA_FUNCTIONS}
 headOfLine()
 `;

@@ -1,4 +1,5 @@
 import { defineScript, int } from '../../store/Script.js';
+import { LUA_CHECKED_CALL } from '../../store/wrongType.js';
 import { handedOver } from '../handedOver.js';
 import { FAIR_LUA_FUNCTIONS, FairScriptRun } from './fairQueue.js';
 
@@ -19,6 +20,7 @@ export type FairLeave = 0 | 1 | 2 | 3;
 export const fairLockLeaveScript = defineScript<FairLeave>({
   name: 'fairLock.leave',
   lua: `
+${LUA_CHECKED_CALL}
 ${FAIR_LUA_FUNCTIONS}
 local position = nil
 if not enqueue and on(4, 'zscore', field) then

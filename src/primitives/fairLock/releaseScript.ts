@@ -1,5 +1,6 @@
 import type { ReleaseReply } from '../../engine/HeldLease.js';
 import { defineScript, int } from '../../store/Script.js';
+import { LUA_CHECKED_CALL } from '../../store/wrongType.js';
 import { handedOver } from '../handedOver.js';
 import { FAIR_LUA_FUNCTIONS, FairScriptRun } from './fairQueue.js';
 
@@ -17,16 +18,20 @@ export const fairLockReleaseScript = defineScript<ReleaseReply>({
 -- The common case first, before the helper functions are set up: this hold's only count, and nobody in line
 -- once it is released. A call that fails here (a key of another type) writes nothing and leaves the caller to
 -- the general path below, which reports it; so does a hold id not found (an earlier hold's re-sent release).
-local count = redis.pcall('hget', KEYS[1], ARGV[2])
+local count, unlocked, first = redis.pcall('hget', KEYS[1], ARGV[2]), false, nil
 if count == '1' and (ARGV[3] == '' or redis.pcall('hdel', KEYS[2], ARGV[3]) == 1) then
   redis.call('del', KEYS[1], KEYS[2])
-  local first = redis.pcall('lindex', KEYS[3], '0')
+  first = redis.pcall('lindex', KEYS[3], '0')
   if not first then return 2 end
-  ${FAIR_LUA_FUNCTIONS}
+  unlocked = true
+end
+${LUA_CHECKED_CALL}
+${FAIR_LUA_FUNCTIONS}
+-- Unlocked above with somebody in line (first: the head, unless the line key is of another type).
+if unlocked then
   if type(first) ~= 'string' then first = nil end
   return handOnAfterUnlock(first)
 end
-${FAIR_LUA_FUNCTIONS}
 count = on(1, 'hget', field)
 if not count then
   if redis.call('exists', KEYS[1]) == 0 then handOff() end
