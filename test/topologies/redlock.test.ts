@@ -36,6 +36,8 @@ function counted(redis: Redis): { redis: RedisLike; scripts: () => number } {
 describe('Redlock over 5 independent masters', () => {
   let servers: RedisServer[] = [];
   let clients: RedlockClient[] = [];
+  /** The connections the test gave its Redlock clients: theirs to use, the test's to close. */
+  let connections: Redis[] = [];
   let admins: Redis[] = [];
   /** Servers a test killed; restarted (empty) after it. */
   const dead = new Set<RedisServer>();
@@ -47,10 +49,9 @@ describe('Redlock over 5 independent masters', () => {
   };
 
   const client = (options: RedlockClientOptions = {}): RedlockClient => {
-    const created = createRedlockClient(
-      servers.map((server) => server.client()),
-      options,
-    );
+    const given = servers.map((server) => server.client());
+    connections.push(...given);
+    const created = createRedlockClient(given, options);
     clients.push(created);
     return created;
   };
@@ -67,11 +68,14 @@ describe('Redlock over 5 independent masters', () => {
   afterEach(async () => {
     await Promise.all(clients.map((created) => created.close()));
     clients = [];
+    // Commands queued for a killed instance would be re-sent to it once restarted, after ioredis's reconnect
+    // back-off, and write keys after the test: its connections go (with their queues) before the restart.
+    for (const connection of connections) connection.disconnect();
+    connections = [];
     for (const server of dead) await server.restart();
     dead.clear();
     admins = servers.map((server) => server.client({ maxRetriesPerRequest: 1 }));
-    // A restarted instance may still receive commands its clients queued while it was down (ioredis re-sends them
-    // on reconnect, after a back-off of up to 2 s); what they write expires with its lease (1.5 s in these tests).
+    // Keys written just before the end expire with their lease (1.5 s in these tests).
     const clean = await eventually(async () => (await keysPerInstance()).every((keys) => keys.length === 0), 5_000);
     const left = await keysPerInstance();
     await Promise.all(admins.map((admin) => admin.flushall()));
