@@ -143,6 +143,28 @@ describeStores('lock$ contract', (fixture) => {
     await f.flush();
   });
 
+  it('never cuts short a fixed lease that its owner also holds under the watchdog', async () => {
+    const f = fixture();
+    const client = f.client({ clientId: 'node-1', watchdogTimeoutMs: 300 });
+    const other = f.client();
+    let renewals = 0;
+    client.events$.subscribe((event) => {
+      if (event.type === 'renewed') renewals++;
+    });
+    const fixed = await client.acquire('mixed', { owner: 'job', leaseMs: 10_000 });
+    const watched = client.lock$('mixed', { owner: 'job' }).subscribe();
+    expect(await eventually(() => renewals >= 2)).toBe(true);
+    expect(await f.pttl('mixed')).toBeGreaterThan(5_000);
+    watched.unsubscribe();
+    expect(await eventually(async () => (await f.hget('mixed', 'node-1:job')) === '1')).toBe(true);
+    // Longer than the watchdog's TTL: a key cut down to it by a renewal would be gone by now.
+    await sleep(500);
+    expect(await f.pttl('mixed')).toBeGreaterThan(5_000);
+    await expect(firstValueFrom(other.lock$('mixed', { waitMs: 0 }))).rejects.toBeInstanceOf(LockTimeoutError);
+    await fixed.release();
+    expect(await f.keys()).toEqual([]);
+  });
+
   it('hands the lock over to waiters in turn: every subscriber gets it once', async () => {
     const f = fixture();
     const clients = Array.from({ length: 4 }, () => f.client());

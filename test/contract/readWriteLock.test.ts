@@ -161,6 +161,29 @@ describeStores('readLock$ / writeLock$ contract', (fixture) => {
     expect(await eventually(async () => (await f.keys()).length === 0)).toBe(true);
   });
 
+  it('never cuts short a fixed read lease that its owner also holds under the watchdog', async () => {
+    const f = fixture();
+    const owner = f.client({ clientId: 'node-1', watchdogTimeoutMs: 300 });
+    const writer = f.client();
+    let renewals = 0;
+    owner.events$.subscribe((event) => {
+      if (event.type === 'renewed') renewals++;
+    });
+    const fixed = hold(owner.readLock$('doc', { owner: 'job', leaseMs: 10_000 }));
+    await fixed.lease;
+    const watched = hold(owner.readLock$('doc', { owner: 'job' }));
+    await watched.lease;
+    expect(await eventually(() => renewals >= 2)).toBe(true);
+    watched.subscription.unsubscribe();
+    expect(await eventually(async () => (await f.hget('doc', 'node-1:job')) === '1')).toBe(true);
+    // Longer than the watchdog's TTL: timeout keys cut down to it by a renewal would have shrunk the hash by now.
+    await sleep(500);
+    expect(await f.pttl('doc')).toBeGreaterThan(5_000);
+    await expect(firstValueFrom(writer.writeLock$('doc', { waitMs: 0 }))).rejects.toBeInstanceOf(LockTimeoutError);
+    fixed.subscription.unsubscribe();
+    expect(await eventually(async () => (await f.keys()).length === 0)).toBe(true);
+  });
+
   it('refuses a key of another type, or another primitive’s hash, with LockKeyTypeError and leaves it untouched', async () => {
     const f = fixture();
     const client = f.client();

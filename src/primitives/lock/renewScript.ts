@@ -4,17 +4,23 @@ import { lockFixLeaseScript } from './fixLeaseScript.js';
 
 /**
  * KEYS: lock1, holds1, lock2, holds2, ...  ARGV: ttlMs, field1, field2, ...
- * Renews each lock still held by its owner's field and reports 1 for it, 0 for one that has gone.
- * Never creates a key: PEXPIRE does nothing to a missing one. A key of another type counts as gone.
+ * Renews each lock still held by its owner's field and reports 1 for it, 0 for one that has gone. A hold
+ * that is its owner's only one gets exactly ttlMs; one the owner also holds otherwise (a fixed lease
+ * re-entered with the watchdog) is only lengthened, as a re-entering acquire does, so that the other
+ * hold's lease is never cut short. Never creates a key: PEXPIRE does nothing to a missing one. A key of
+ * another type counts as gone.
  */
 export const lockRenewScript = defineScript<readonly number[]>({
   name: 'lock.renew',
   lua: `
+local ttl = tonumber(ARGV[1])
 local result = {}
 for i = 1, #ARGV - 1 do
-  if redis.pcall('hexists', KEYS[2 * i - 1], ARGV[i + 1]) == 1 then
-    redis.call('pexpire', KEYS[2 * i - 1], ARGV[1])
-    redis.call('pexpire', KEYS[2 * i], ARGV[1])
+  local count = redis.pcall('hget', KEYS[2 * i - 1], ARGV[i + 1])
+  if type(count) == 'string' then
+    for k = 2 * i - 1, 2 * i do
+      if count == '1' or redis.call('pttl', KEYS[k]) < ttl then redis.call('pexpire', KEYS[k], ttl) end
+    end
     result[i] = 1
   else
     result[i] = 0
@@ -26,8 +32,8 @@ return result
     fields.map((field, i) => {
       const lock = keys[2 * i] ?? '';
       if (db.type(lock) !== 'hash' || db.hexists(lock, field) === 0) return 0;
-      db.pexpire(lock, Number(ttl));
-      db.pexpire(keys[2 * i + 1] ?? '', Number(ttl));
+      const only = db.hget(lock, field) === '1';
+      for (const key of [lock, keys[2 * i + 1] ?? '']) if (only || db.pttl(key) < Number(ttl)) db.pexpire(key, Number(ttl));
       return 1;
     }),
   parse: (reply) => list(reply).map(int),

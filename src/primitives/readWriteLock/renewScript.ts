@@ -9,6 +9,8 @@ import { readTimeoutPrefix, readWriteLockKeys } from './readWriteLockKeys.js';
  * has gone. The hash TTL only ever grows here (to at least ttlMs), so renewing one holder never cuts
  * short another's longer lease. A reader also renews its own timeout keys, and only its own: readers
  * that stopped renewing (died) age out, and the read unlock then shrinks the hash TTL to the live ones.
+ * A reader's only hold gets exactly ttlMs; with more than one (a fixed lease re-entered with the watchdog)
+ * its timeout keys are only lengthened, or the read unlock would shrink the hash below the fixed lease.
  * Never creates a key. A key of another type counts as gone.
  */
 export const readWriteRenewScript = defineScript<readonly number[]>({
@@ -23,7 +25,10 @@ for i = 1, #ARGV - 1 do
     if redis.call('pttl', lock) < ttl then redis.call('pexpire', lock, ttl) end
     local left = redis.call('pttl', lock)
     if left > 0 then redis.call('pexpire', holds, left) end
-    for k = 1, tonumber(count) do redis.call('pexpire', prefix .. ':' .. k, ttl) end
+    for k = 1, tonumber(count) do
+      local timeout = prefix .. ':' .. k
+      if count == '1' or redis.call('pttl', timeout) < ttl then redis.call('pexpire', timeout, ttl) end
+    end
     result[i] = 1
   else
     result[i] = 0
@@ -41,7 +46,7 @@ return result
       if (db.pttl(lock) < ttl) db.pexpire(lock, ttl);
       const left = db.pttl(lock);
       if (left > 0) db.pexpire(holds, left);
-      for (let k = 1; k <= count; k++) db.pexpire(`${prefix}:${k}`, ttl);
+      for (let k = 1; k <= count; k++) if (count === 1 || db.pttl(`${prefix}:${k}`) < ttl) db.pexpire(`${prefix}:${k}`, ttl);
       return 1;
     }),
   parse: (reply) => list(reply).map(int),
