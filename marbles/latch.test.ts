@@ -59,20 +59,20 @@ describe('latch(name).await$ in virtual time (memory store)', () => {
     });
   });
 
-  it('completes in the frame the `0` arrives, without reading the count again (1 ms latency)', () => {
+  it('reads the count again when the `0` arrives, and completes on its reply (1 ms latency)', () => {
     const ts = createTestScheduler();
     ts.run(({ expectObservable, cold }) => {
       const { store, clients } = memoryClients(ts, 2);
       const [awaiter, counter] = clients;
       store.db.set('ready', '1');
-      // countDown sent at 10 runs at 11 (the count hits zero), its `0` arrives at 12
+      // countDown sent at 10 runs at 11 (the count hits zero), its `0` arrives at 12, the count read then answers at 13
       expectObservable(
         awaiter!
           .latch('ready')
           .await$()
           .pipe(map(() => 'x')),
         '^ 40ms !',
-      ).toBe('12ms (x|)');
+      ).toBe('13ms (x|)');
       ts.schedule(() => void counter!.latch('ready').countDown(), 10);
       expectObservable(cold('10ms a 0ms b', {}).pipe(map(() => store.db.get('ready')))).toBe('10ms a 0ms b', { a: '1', b: '1' });
     });
@@ -92,9 +92,33 @@ describe('latch(name).await$ in virtual time (memory store)', () => {
               .await$()
               .pipe(map(() => 'x')),
             '-- ^ 40ms !',
-          ).toBe('22ms (x|)');
+          ).toBe('23ms (x|)');
       }
       ts.schedule(() => void counter!.latch('ready').countDown(), 20);
+    });
+  });
+
+  it('does not complete on a `0` of the round before that arrives after a new count was set', () => {
+    const ts = createTestScheduler();
+    ts.run(({ expectObservable }) => {
+      const { store, clients } = memoryClients(ts, 2, {}, 5);
+      const [awaiter, counter] = clients;
+      store.db.set('ready', '1');
+      // An earlier awaiter keeps the channel subscribed; it misses the round, as Redisson's awaiters do.
+      expectObservable(awaiter!.latch('ready').await$({ waitMs: 60 }), '^ 100ms !').toBe('60ms #', undefined, new LockTimeoutError('ready', 60));
+      // Sent at 10, both run at 15: the count hits zero (its `0` arrives at 20) and is set to 2 again.
+      ts.schedule(() => {
+        void counter!.latch('ready').countDown();
+        void counter!.latch('ready').trySetCount(2);
+      }, 10);
+      // Begins at 17, after the new count, before the old `0` arrives.
+      expectObservable(
+        awaiter!
+          .latch('ready')
+          .await$({ waitMs: 50 })
+          .pipe(map(() => 'x')),
+        '17ms ^ 100ms !',
+      ).toBe('67ms #', undefined, new LockTimeoutError('ready', 50));
     });
   });
 

@@ -1,5 +1,6 @@
-import { defer, map, Observable, scheduled } from 'rxjs';
+import { defer, map, Observable } from 'rxjs';
 import { acquire, type AttemptReply } from '../../engine/acquisition.js';
+import type { WakePolicy } from '../../engine/WakeHub.js';
 import type { ClientCore } from '../../engine/ClientCore.js';
 import { ClientClosedError } from '../../errors/ClientClosedError.js';
 import { callSite } from '../../util/describeValue.js';
@@ -10,7 +11,6 @@ import { checkWaitOptions } from '../semaphore/checkPermits.js';
 import { newOpId } from '../semaphore/opMemory.js';
 import { latchKeys, latchPublishArgs, type LatchKeys } from './latchKeys.js';
 import { countDownScript, deleteLatchScript, getCountScript, trySetCountScript } from './latchScripts.js';
-import { latchWakePolicy, ZeroWatch } from './zeroWatch.js';
 
 /** Options of `latch(name).await$`. */
 export interface LatchAwaitOptions {
@@ -71,16 +71,19 @@ const OPEN: AttemptReply<undefined> = { granted: true, grant: undefined };
 const SHUT: AttemptReply<undefined> = { granted: false, retryInMs: -1 };
 
 /**
- * Waits with the engine's acquire loop (nothing is held: there is nothing to compensate). Each attempt reads
- * the count, unless a `0` was heard on the channel since the wait began, which opens it without asking.
+ * Every message wakes every local awaiter to read the count again, a `0` too: as Redisson's awaiters do, the
+ * count read decides, never the message. A `0` travels on the pub/sub connection and the count on another,
+ * so a `0` of the round before may arrive after a new count was set and this awaiter began.
  */
+const WAKE_ALL: WakePolicy = () => ({ wake: 'all' });
+
+/** Waits with the engine's acquire loop (nothing is held: there is nothing to compensate). Each attempt reads the count. */
 function awaitZero$(core: ClientCore, name: string, keys: LatchKeys, waitMs: number | undefined): Observable<void> {
   return new Observable<void>((subscriber) => {
     if (core.closed) {
       subscriber.error(new ClientClosedError(name));
       return;
     }
-    const watch = new ZeroWatch(core, keys.channel);
     const tracked = core.track({ close: () => subscriber.error(new ClientClosedError(name)) });
     const acquisition = acquire<undefined>(
       {
@@ -90,11 +93,8 @@ function awaitZero$(core: ClientCore, name: string, keys: LatchKeys, waitMs: num
         owner: core.newOwner(),
         waitMs,
         channel: keys.channel,
-        policy: latchWakePolicy(core, keys.channel),
-        attempt: () =>
-          watch.opened
-            ? scheduled([OPEN], core.scheduler)
-            : core.connection.run(getCountScript, [keys.count], []).pipe(map((count) => (count === 0 ? OPEN : SHUT))),
+        policy: WAKE_ALL,
+        attempt: () => core.connection.run(getCountScript, [keys.count], []).pipe(map((count) => (count === 0 ? OPEN : SHUT))),
         compensate: (settled) => settled?.(true),
       },
       {
@@ -108,7 +108,6 @@ function awaitZero$(core: ClientCore, name: string, keys: LatchKeys, waitMs: num
     return () => {
       core.untrack(tracked);
       acquisition.cancel();
-      watch.close();
     };
   });
 }
