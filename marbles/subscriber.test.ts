@@ -226,6 +226,21 @@ describe('Subscriber: gaps, messages and leaving', () => {
     expect(connection.calls).toHaveLength(2);
   });
 
+  it('confirms a channel listened to again only with the reply to its own SUBSCRIBE, not an earlier one', async () => {
+    const { connection, heard, listen, settle } = scene();
+    listen('a', 'gone').unsubscribe();
+    const again = listen('a', 'again');
+    expect(connection.calls.map(({ command, channels }) => `${command} ${channels.join()}`)).toEqual(['subscribe a', 'unsubscribe a', 'subscribe a']);
+    // The first SUBSCRIBE's reply: the server has not run the second yet, and unsubscribed the channel in between.
+    connection.calls[0]?.confirm();
+    await settle();
+    expect(heard).toEqual([]);
+    connection.last('subscribe').confirm();
+    await settle();
+    expect(heard).toEqual(['again ready']);
+    again.unsubscribe();
+  });
+
   it('on a sharded connection subscribes each channel with its own SSUBSCRIBE, and resubscribes one the server unsubscribed', async () => {
     const { scheduler, connection, subscriber, heard, listen, settle, advanceTo } = scene(true);
     const listening = [listen('{a}'), listen('{b}')];

@@ -140,9 +140,11 @@ export class Subscriber {
     // SUBSCRIBE at once; its ready check (INFO) then fails on a connection already subscribed, and it opens
     // another one, without the channels confirmed on the first (ioredis #2037). The first `ready` sends them.
     const holdBack = connection.status === 'connect' && connection.isCluster !== true;
+    const sent: (readonly [string, Channel])[] = [];
     for (const channel of channels) {
       const entry = this.#channels.get(channel);
       if (entry === undefined) continue;
+      sent.push([channel, entry]);
       entry.confirmed = false;
       entry.rejected = holdBack;
       entry.retry?.unsubscribe();
@@ -155,10 +157,11 @@ export class Subscriber {
         this.#refreshThen(() => this.#subscribe([channel]));
       }, retryMs);
     }
-    const confirm = (confirmed: readonly string[]) => () => {
-      for (const channel of confirmed) {
-        const entry = this.#channels.get(channel);
-        if (entry === undefined || entry.confirmed) continue;
+    // By entry, not by name: a channel left and listened to again has a new entry, which only the reply to its
+    // own SUBSCRIBE confirms (the server ran the UNSUBSCRIBE between the two).
+    const confirm = (confirmed: readonly (readonly [string, Channel])[]) => () => {
+      for (const [channel, entry] of confirmed) {
+        if (this.#channels.get(channel) !== entry || entry.confirmed) continue;
         entry.confirmed = true;
         entry.retryMs = CONFIRM_MS;
         entry.retry?.unsubscribe();
@@ -166,20 +169,17 @@ export class Subscriber {
         for (const listener of [...entry.listeners]) listener({ type: 'ready' });
       }
     };
-    const reject = (rejected: readonly string[]) => () => {
-      for (const channel of rejected) {
-        const entry = this.#channels.get(channel);
-        if (entry !== undefined && !entry.confirmed) entry.rejected = true;
-      }
+    const reject = (rejected: readonly (readonly [string, Channel])[]) => () => {
+      for (const [, entry] of rejected) if (!entry.confirmed) entry.rejected = true;
     };
-    if (holdBack) return;
+    if (holdBack || sent.length === 0) return;
     // A failed subscription is sent again by the confirmation timer, or when the connection is ready if the
     // client refused it before that (see `#onReady`); waiters still have their TTL fallback.
     if (this.#sharded) {
       // Channels of different slots live on different nodes: one SSUBSCRIBE each.
-      for (const channel of channels) connection.ssubscribe(channel).then(confirm([channel]), reject([channel]));
+      for (const one of sent) connection.ssubscribe(one[0]).then(confirm([one]), reject([one]));
     } else {
-      connection.subscribe(...channels).then(confirm(channels), reject(channels));
+      connection.subscribe(...sent.map(([channel]) => channel)).then(confirm(sent), reject(sent));
     }
   }
 
