@@ -1,5 +1,5 @@
 import { filter, map, take } from 'rxjs';
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LockLostError, LockTimeoutError } from '../src/index.js';
 import { createTestScheduler, memoryClients } from './helpers.js';
 
@@ -193,5 +193,31 @@ describe('lock$ in virtual time (memory store, 1 ms latency)', () => {
       // back-off: sent at 175, granted at 176 (without waiting for the compensation it would have been 63).
       expectObservable(clients[0]!.lock$('a').pipe(map(() => 'L')), '^ 200ms !').toBe('176ms L');
     });
+  });
+
+  it('close() also cancels a renewal retry pending after a failed renewal: no timer outlives the client', async () => {
+    // Not in run(): close() goes on after awaits, which only settle between flushes.
+    const ts = createTestScheduler();
+    const { store, clients } = memoryClients(ts, 1, { watchdogTimeoutMs: 300 });
+    const [client] = clients;
+    const advanceTo = async (ms: number): Promise<void> => {
+      for (let i = 0; i < 5; i++) await Promise.resolve();
+      ts.maxFrames = ms;
+      ts.flush();
+      ts.frame = Math.max(ts.frame, ms);
+      for (let i = 0; i < 5; i++) await Promise.resolve();
+    };
+    const errors: unknown[] = [];
+    client!.lock$('a').subscribe({ error: (error: unknown) => errors.push(error) });
+    await advanceTo(50);
+    store.setFault('unavailable');
+    // The renewal at 100 fails; its retry is due at 130.
+    await advanceTo(105);
+    store.setFault('none');
+    const closing = client!.close();
+    await advanceTo(110);
+    await closing;
+    expect(errors).toEqual([new LockLostError('a', '#1', 'closed')]);
+    expect(ts.actions.map((action) => action.delay)).toEqual([]);
   });
 });

@@ -57,6 +57,8 @@ export class Renewer {
   #tick: Subscription | undefined;
   #watch: Subscription | undefined;
   #watchAt = Infinity;
+  /** Batches sent again after a failed renewal, due within a tenth of the TTL. */
+  readonly #retries = new Set<Subscription>();
 
   constructor(connection: StoreConnection, scheduler: SchedulerLike, settings: RenewerSettings) {
     this.#connection = connection;
@@ -101,8 +103,10 @@ export class Renewer {
     for (const entry of this.#entries.slice()) entry.close();
   }
 
-  /** Stops both timers at once (client close). */
+  /** Stops every timer at once (client close). */
   stop(): void {
+    for (const retry of this.#retries) retry.unsubscribe();
+    this.#retries.clear();
     for (const entry of this.#entries) entry.renewIndex = -1;
     this.#entries.length = 0;
     this.#tick?.unsubscribe();
@@ -168,7 +172,11 @@ export class Renewer {
         for (const entry of alive) entry.renewFailed(error);
         if (alive.length === 0) return;
         const retryMs = Math.max(1, Math.floor(ttlMs / 10));
-        this.#scheduler.schedule(() => this.#send(alive.filter(isRenewed)), retryMs);
+        const retry = this.#scheduler.schedule(() => {
+          this.#retries.delete(retry);
+          this.#send(alive.filter(isRenewed));
+        }, retryMs);
+        this.#retries.add(retry);
       },
     });
   }
