@@ -192,12 +192,25 @@ describe('unlock --force scripts: the Lua and its memory twin do the same', () =
     expect(nothingLeased).toEqual({ reply: 0, keys: { slots: '2' } });
   });
 
-  it('latch: opening deletes the count; a key of another type stays', async () => {
-    const keys = ['gate', 'rxlock_ops:{gate}', 'redisson_countdownlatch__channel__{gate}'];
+  it('latch: opening deletes the count and leaves the op memory to expire; a key of another type stays', async () => {
+    const keys = ['gate', 'redisson_countdownlatch__channel__{gate}'];
     expect(await both({ memory: (db) => void db.set('gate', '3'), redis: (r) => r.set('gate', '3') }, latchOpenScript, keys)).toEqual({
       reply: true,
       keys: {},
     });
+    // A countDown re-sent after the opening (and maybe a new count) must still find its reply there.
+    const counted = {
+      memory: (db: MemoryDb, now: number) => {
+        db.set('gate', '2');
+        db.zadd('rxlock_ops:{gate}', now + 300_000, 'op-1');
+        db.zadd('rxlock_ops:{gate}', now + 300_000, 'op-1=2');
+      },
+      redis: async (r: Redis, now: number) => {
+        await r.set('gate', '2');
+        await r.zadd('rxlock_ops:{gate}', now + 300_000, 'op-1', now + 300_000, 'op-1=2');
+      },
+    };
+    expect(await both(counted, latchOpenScript, keys)).toEqual({ reply: true, keys: { 'rxlock_ops:{gate}': ['op-1', 'op-1=2'] } });
     expect(await both({ memory: () => undefined, redis: () => Promise.resolve() }, latchOpenScript, keys)).toEqual({ reply: false, keys: {} });
     expect(await both({ memory: (db) => void db.rpush('gate', 'x'), redis: (r) => r.rpush('gate', 'x') }, latchOpenScript, keys)).toEqual({
       error: 'gate list',

@@ -89,7 +89,7 @@ describeStores('leasedSemaphore contract', (fixture) => {
     for (const id of lease.permitIds) expect(id).toMatch(/^[0-9a-f]{32}$/);
     expect(new Set(lease.permitIds).size).toBe(3);
     expect(await f.get('pool')).toBe('2');
-    expect((await f.keys()).sort()).toEqual(['pool', '{pool}:timeout']);
+    expect((await f.keys()).sort()).toEqual(['pool', 'rxlock_ops:{pool}', '{pool}:timeout']);
     expect(await pool.addPermits(1)).toBe(3);
     holder.subscription.unsubscribe();
     expect(await eventually(async () => (await pool.availablePermits()) === 6)).toBe(true);

@@ -1,3 +1,5 @@
+import { OP_MEMORY_MS } from '../../src/primitives/semaphore/opMemory.js';
+
 /** Active timers of this process (setTimeout/setInterval handles), for leak checks. */
 export function activeTimers(): number {
   return process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
@@ -15,4 +17,12 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
     if (performance.now() > until) return false;
     await sleep(everyMs);
   }
+}
+
+/**
+ * Whether `key` with TTL `pttl` is the op memory of a semaphore or latch (`rxlock_ops:{name}`), which outlives
+ * the object by design and expires by itself: not a leak.
+ */
+export function isOpMemory(key: string, pttl: number): boolean {
+  return key.startsWith('rxlock_ops:') && pttl > 0 && pttl <= OP_MEMORY_MS;
 }

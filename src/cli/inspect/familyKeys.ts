@@ -20,7 +20,7 @@ export interface FamilyKeys {
   readonly holds: string;
   /** rxlock: ZSET of a lock's waiters, `<clientId>:<owner> <leaseMs> <flags> <holdId>` (`waiterMember`) → server time it started waiting. */
   readonly waiters: string;
-  /** rxlock: HASH of recent operation ids of a semaphore (`addPermits`) or a latch (`countDown`). */
+  /** rxlock: ZSET of the last 5 minutes' op ids and replies of a semaphore (`trySetPermits`, `addPermits`) or a latch (`trySetCount`, `countDown`); outlives a deleted or opened object until it expires. */
   readonly ops: string;
   /** A reader's timeout keys are `<readerTimeoutBase>:<field>:rwlock_timeout:<k>`. */
   readonly readerTimeoutBase: string;

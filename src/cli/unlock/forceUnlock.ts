@@ -94,7 +94,7 @@ export function planForceUnlock(object: LockObject): ForceUnlockPlan {
       return {
         description: `Open latch "${name}" (count ${object.count} → 0) and release everyone awaiting it.`,
         run: async (connection) => {
-          const opened = await runScript(connection, name, latchOpenScript, [keys.main, keys.ops, keys.latchChannel], (publish) =>
+          const opened = await runScript(connection, name, latchOpenScript, [keys.main, keys.latchChannel], (publish) =>
             latchPublishArgs(latchKeys(name), publish),
           );
           return opened ? `opened latch "${name}"` : `latch "${name}" was already open`;

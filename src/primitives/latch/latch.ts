@@ -59,11 +59,11 @@ export function latch(core: ClientCore, name: string): CountDownLatch {
       }),
     trySetCount: async (count) => {
       assertCount(count, 'count', `${site}.trySetCount`, 1);
-      return runFor(core, name, trySetCountScript, [keys.count, keys.channel], [count, ...publishing()]);
+      return runFor(core, name, trySetCountScript, [keys.count, keys.channel, keys.ops], [count, newOpId(), ...publishing()]);
     },
     countDown: () => runFor(core, name, countDownScript, [keys.count, keys.channel, keys.ops], [newOpId(), ...publishing()]),
     getCount: () => runFor(core, name, getCountScript, [keys.count], []),
-    delete: () => runFor(core, name, deleteLatchScript, [keys.count, keys.channel, keys.ops], publishing()),
+    delete: () => runFor(core, name, deleteLatchScript, [keys.count, keys.channel], publishing()),
   };
 }
 

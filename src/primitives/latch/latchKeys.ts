@@ -16,7 +16,7 @@ export interface LatchKeys {
    * key): that way Redisson's awaiters of a tagged latch hear rxlock open it.
    */
   readonly redissonChannel: string | undefined;
-  /** HASH op id → count left after recent `countDown` calls, so a re-sent one counts once; deleted when the latch opens, else expires by itself. Ours. */
+  /** ZSET of the last 5 minutes' `trySetCount` and `countDown` op ids and replies (see `recallOp`), so a re-sent one counts once; expires by itself. Ours. */
   readonly ops: string;
 }
 

@@ -1,18 +1,16 @@
 import type { MemoryDb } from '../../store/memory/MemoryDb.js';
 import { defineScript, int, ScriptError, WRONGTYPE_REPLY } from '../../store/Script.js';
-import { OP_MEMORY_MS } from '../semaphore/opMemory.js';
+import { luaRecallOp, recallOp } from '../semaphore/recallOp.js';
 
-function assertKind(db: MemoryDb, key: string, expected: 'string' | 'hash'): void {
+function assertCount(db: MemoryDb, key: string): void {
   const kind = db.type(key);
-  if (kind !== 'none' && kind !== expected) throw new ScriptError(`${WRONGTYPE_REPLY} ${key} ${kind}`);
+  if (kind !== 'none' && kind !== 'string') throw new ScriptError(`${WRONGTYPE_REPLY} ${key} ${kind}`);
 }
 
-function luaCheck(index: number, expected: 'string' | 'hash'): string {
-  return `local kind${index} = redis.call('type', KEYS[${index}])['ok']
-if kind${index} ~= 'none' and kind${index} ~= '${expected}' then
-  return redis.error_reply('${WRONGTYPE_REPLY} ' .. KEYS[${index}] .. ' ' .. kind${index})
+const CHECK_COUNT = `local kind = redis.call('type', KEYS[1])['ok']
+if kind ~= 'none' and kind ~= 'string' then
+  return redis.error_reply('${WRONGTYPE_REPLY} ' .. KEYS[1] .. ' ' .. kind)
 end`;
-}
 
 /**
  * Every script that publishes also publishes on the channel its last, optional argument names (Redisson's own,
@@ -22,26 +20,33 @@ function luaAlsoPublish(argument: number, message: string): string {
   return `if ARGV[${argument}] then redis.call('publish', ARGV[${argument}], '${message}') end`;
 }
 
-/** KEYS: count, channel. ARGV: count, publish command, [Redisson's channel]. Redisson's trySetCount: sets the count only if there is none and publishes `1`; 1 if it did. */
+/**
+ * KEYS: count, channel, ops. ARGV: count, op id, publish command, [Redisson's channel].
+ * Redisson's trySetCount: sets the count only if there is none and publishes `1`; 1 if it did. The op id makes
+ * a re-sent copy answer the same (it would otherwise find the count it set, and answer 0).
+ */
 export const trySetCountScript = defineScript<boolean>({
   name: 'latch.trySetCount',
   lua: `
-${luaCheck(1, 'string')}
-if kind1 ~= 'none' then
-  return 0
+${CHECK_COUNT}
+${luaRecallOp('KEYS[3]', 'ARGV[2]')}
+if kind ~= 'none' then
+  return remember(0)
 end
 redis.call('set', KEYS[1], ARGV[1])
-redis.call(ARGV[2], KEYS[2], '1')
-${luaAlsoPublish(3, '1')}
-return 1
+redis.call(ARGV[3], KEYS[2], '1')
+${luaAlsoPublish(4, '1')}
+return remember(1)
 `,
-  memory: (db, [count = '', channel = ''], [value = '', , also]) => {
-    assertKind(db, count, 'string');
-    if (db.exists(count) === 1) return 0;
+  memory: (db, [count = '', channel = '', ops = ''], [value = '', opId = '', , also]) => {
+    assertCount(db, count);
+    const op = recallOp(db, ops, opId);
+    if (op.reply !== undefined) return op.reply;
+    if (db.exists(count) === 1) return op.remember(0);
     db.set(count, value);
     db.publish(channel, '1');
     if (also !== undefined) db.publish(also, '1');
-    return 1;
+    return op.remember(1);
   },
   parse: (reply) => int(reply) === 1,
 });
@@ -51,47 +56,37 @@ return 1
  * Redisson's countDown: decrements; at zero the key is deleted and `0` published. Answers the count left
  * (0 when there was no latch, which stays so). The op id makes a re-sent copy answer the same without
  * counting again: Redisson never retries countDown for this reason, but ioredis re-sends in-flight commands.
- * The ops are forgotten when the latch opens: a late copy then finds no latch and changes nothing.
+ * Every outcome is remembered, the opening one and one on no latch too: a copy may come after a new count
+ * was set, and must not count the new round down.
  */
 export const countDownScript = defineScript<number>({
   name: 'latch.countDown',
   lua: `
-${luaCheck(1, 'string')}
-${luaCheck(3, 'hash')}
-local seen = redis.call('hget', KEYS[3], ARGV[1])
-if seen then
-  return tonumber(seen)
-end
-if kind1 == 'none' then
-  return 0
+${CHECK_COUNT}
+${luaRecallOp('KEYS[3]', 'ARGV[1]')}
+if kind == 'none' then
+  return remember(0)
 end
 local left = redis.call('decr', KEYS[1])
 if left > 0 then
-  redis.call('hset', KEYS[3], ARGV[1], left)
-  redis.call('pexpire', KEYS[3], ${OP_MEMORY_MS})
-  return left
+  return remember(left)
 end
-redis.call('del', KEYS[1], KEYS[3])
+redis.call('del', KEYS[1])
 redis.call(ARGV[2], KEYS[2], '0')
 ${luaAlsoPublish(3, '0')}
-return 0
+return remember(0)
 `,
-  memory: (db, [count = '', channel = '', ops = ''], [op = '', , also]) => {
-    assertKind(db, count, 'string');
-    assertKind(db, ops, 'hash');
-    const seen = db.hget(ops, op);
-    if (seen !== null) return Number(seen);
-    if (db.exists(count) === 0) return 0;
+  memory: (db, [count = '', channel = '', ops = ''], [opId = '', , also]) => {
+    assertCount(db, count);
+    const op = recallOp(db, ops, opId);
+    if (op.reply !== undefined) return op.reply;
+    if (db.exists(count) === 0) return op.remember(0);
     const left = db.incrby(count, -1);
-    if (left > 0) {
-      db.hset(ops, op, String(left));
-      db.pexpire(ops, OP_MEMORY_MS);
-      return left;
-    }
-    db.del(count, ops);
+    if (left > 0) return op.remember(left);
+    db.del(count);
     db.publish(channel, '0');
     if (also !== undefined) db.publish(also, '0');
-    return 0;
+    return op.remember(0);
   },
   parse: int,
 });
@@ -100,23 +95,26 @@ return 0
 export const getCountScript = defineScript<number>({
   name: 'latch.getCount',
   lua: `
-${luaCheck(1, 'string')}
+${CHECK_COUNT}
 return math.max(0, tonumber(redis.call('get', KEYS[1]) or '0') or 0)
 `,
   memory: (db, [count = '']) => {
-    assertKind(db, count, 'string');
+    assertCount(db, count);
     const value = Number(db.get(count) ?? '0');
     return Number.isInteger(value) ? Math.max(0, value) : 0;
   },
   parse: int,
 });
 
-/** KEYS: count, channel, ops. ARGV: publish command, [Redisson's channel]. Redisson's delete: 1 (and `1` published) if there was a count. */
+/**
+ * KEYS: count, channel. ARGV: publish command, [Redisson's channel]. Redisson's delete: 1 (and `1` published) if
+ * there was a count. The op memory is left to expire by itself, so that a copy of a countDown re-sent after the
+ * delete (and maybe a new count) still finds its reply and counts nothing.
+ */
 export const deleteLatchScript = defineScript<boolean>({
   name: 'latch.delete',
   lua: `
-${luaCheck(1, 'string')}
-redis.call('del', KEYS[3])
+${CHECK_COUNT}
 if redis.call('del', KEYS[1]) == 1 then
   redis.call(ARGV[1], KEYS[2], '1')
   ${luaAlsoPublish(2, '1')}
@@ -124,9 +122,8 @@ if redis.call('del', KEYS[1]) == 1 then
 end
 return 0
 `,
-  memory: (db, [count = '', channel = '', ops = ''], [, also]) => {
-    assertKind(db, count, 'string');
-    db.del(ops);
+  memory: (db, [count = '', channel = ''], [, also]) => {
+    assertCount(db, count);
     if (db.del(count) === 1) {
       db.publish(channel, '1');
       if (also !== undefined) db.publish(also, '1');

@@ -114,13 +114,13 @@ export function leasedSemaphore(core: ClientCore, name: string): LeasedSemaphore
       }),
     trySetPermits: async (permits) => {
       assertCount(permits, 'permits', `${site}.trySetPermits`, 0);
-      return runFor(core, name, trySetPermitsScript, [keys.count, keys.channel], [permits, publish()]);
+      return runFor(core, name, trySetPermitsScript, [keys.count, keys.channel, keys.ops], [permits, newOpId(), publish()]);
     },
     addPermits: async (permits) => {
       assertPermitChange(permits, `${site}.addPermits`);
       return runFor(core, name, addPermitsScript, [keys.count, keys.channel, keys.ops], [permits, newOpId(), publish()]);
     },
     availablePermits: () => runFor(core, name, leasedAvailablePermitsScript, [keys.count, keys.timeouts, keys.channel], [publish()]),
-    delete: () => runFor(core, name, deleteSemaphoreScript, [keys.count, keys.timeouts, keys.ops], []),
+    delete: () => runFor(core, name, deleteSemaphoreScript, [keys.count, keys.timeouts], []),
   };
 }

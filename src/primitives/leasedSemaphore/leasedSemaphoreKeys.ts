@@ -8,7 +8,7 @@ export interface LeasedSemaphoreKeys {
   readonly timeouts: string;
   /** Redisson's `redisson_sc:{name}`: the new count whenever permits come back (released, expired, added). */
   readonly channel: string;
-  /** HASH op id → reply of recent `addPermits` calls, so a re-sent one applies once; expires by itself. Ours. */
+  /** ZSET of the last 5 minutes' `trySetPermits` and `addPermits` op ids and replies (see `recallOp`), so a re-sent one applies once; expires by itself. Ours. */
   readonly ops: string;
 }
 

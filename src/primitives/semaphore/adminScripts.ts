@@ -1,6 +1,6 @@
 import type { MemoryDb, RedisType } from '../../store/memory/MemoryDb.js';
 import { defineScript, int, ScriptError, WRONGTYPE_REPLY } from '../../store/Script.js';
-import { OP_MEMORY_MS } from './opMemory.js';
+import { luaRecallOp, recallOp } from './recallOp.js';
 
 // Shared by the semaphore and the semaphore with expiring permits: both keep Redisson's STRING count and channel.
 
@@ -15,23 +15,30 @@ if kind ~= 'none' and kind ~= 'string' then
   return redis.error_reply('${WRONGTYPE_REPLY} ' .. KEYS[1] .. ' ' .. kind)
 end`;
 
-/** KEYS: count, channel. ARGV: permits, publish command. Redisson's trySetPermits: sets the count only if there is none; 1 if it did. */
+/**
+ * KEYS: count, channel, ops. ARGV: permits, op id, publish command.
+ * Redisson's trySetPermits: sets the count only if there is none; 1 if it did. The op id makes a re-sent copy
+ * answer the same (it would otherwise find the count it set, and answer 0).
+ */
 export const trySetPermitsScript = defineScript<boolean>({
   name: 'semaphore.trySetPermits',
   lua: `${CHECK_COUNT}
+${luaRecallOp('KEYS[3]', 'ARGV[2]')}
 if kind ~= 'none' then
-  return 0
+  return remember(0)
 end
 redis.call('set', KEYS[1], ARGV[1])
-redis.call(ARGV[2], KEYS[2], ARGV[1])
-return 1
+redis.call(ARGV[3], KEYS[2], ARGV[1])
+return remember(1)
 `,
-  memory: (db, [count = '', channel = ''], [permits = '']) => {
+  memory: (db, [count = '', channel = '', ops = ''], [permits = '', opId = '']) => {
     assertKind(db, count, 'string');
-    if (db.exists(count) === 1) return 0;
+    const op = recallOp(db, ops, opId);
+    if (op.reply !== undefined) return op.reply;
+    if (db.exists(count) === 1) return op.remember(0);
     db.set(count, permits);
     db.publish(channel, permits);
-    return 1;
+    return op.remember(1);
   },
   parse: (reply) => int(reply) === 1,
 });
@@ -44,30 +51,18 @@ return 1
 export const addPermitsScript = defineScript<number>({
   name: 'semaphore.addPermits',
   lua: `${CHECK_COUNT}
-local opsKind = redis.call('type', KEYS[3])['ok']
-if opsKind ~= 'none' and opsKind ~= 'hash' then
-  return redis.error_reply('${WRONGTYPE_REPLY} ' .. KEYS[3] .. ' ' .. opsKind)
-end
-local seen = redis.call('hget', KEYS[3], ARGV[2])
-if seen then
-  return tonumber(seen)
-end
+${luaRecallOp('KEYS[3]', 'ARGV[2]')}
 local value = redis.call('incrby', KEYS[1], ARGV[1])
 redis.call(ARGV[3], KEYS[2], value)
-redis.call('hset', KEYS[3], ARGV[2], value)
-redis.call('pexpire', KEYS[3], ${OP_MEMORY_MS})
-return value
+return remember(value)
 `,
-  memory: (db, [count = '', channel = '', ops = ''], [permits = '', op = '']) => {
+  memory: (db, [count = '', channel = '', ops = ''], [permits = '', opId = '']) => {
     assertKind(db, count, 'string');
-    assertKind(db, ops, 'hash');
-    const seen = db.hget(ops, op);
-    if (seen !== null) return Number(seen);
+    const op = recallOp(db, ops, opId);
+    if (op.reply !== undefined) return op.reply;
     const value = db.incrby(count, Number(permits));
     db.publish(channel, String(value));
-    db.hset(ops, op, String(value));
-    db.pexpire(ops, OP_MEMORY_MS);
-    return value;
+    return op.remember(value);
   },
   parse: int,
 });
@@ -86,7 +81,11 @@ return tonumber(redis.call('get', KEYS[1]) or '0') or 0
   parse: int,
 });
 
-/** KEYS: count, then every other key of the object. Deletes them all; 1 if there was a count. A count of another type is left untouched. */
+/**
+ * KEYS: count, then the object's other keys but its op memory, which expires by itself (so that a copy of an op
+ * re-sent after the delete still finds its reply, and re-creates nothing). Deletes them all; 1 if there was a
+ * count. A count of another type is left untouched.
+ */
 export const deleteSemaphoreScript = defineScript<boolean>({
   name: 'semaphore.delete',
   lua: `${CHECK_COUNT}

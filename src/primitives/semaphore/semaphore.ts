@@ -88,13 +88,13 @@ export function semaphore(core: ClientCore, name: string): Semaphore {
       }),
     trySetPermits: async (permits) => {
       assertCount(permits, 'permits', `${site}.trySetPermits`, 0);
-      return runFor(core, name, trySetPermitsScript, [keys.count, keys.channel], [permits, publish()]);
+      return runFor(core, name, trySetPermitsScript, [keys.count, keys.channel, keys.ops], [permits, newOpId(), publish()]);
     },
     addPermits: async (permits) => {
       assertPermitChange(permits, `${site}.addPermits`);
       return runFor(core, name, addPermitsScript, [keys.count, keys.channel, keys.ops], [permits, newOpId(), publish()]);
     },
     availablePermits: () => runFor(core, name, availablePermitsScript, [keys.count], []),
-    delete: () => runFor(core, name, deleteSemaphoreScript, [keys.count, keys.holds, keys.ops], []),
+    delete: () => runFor(core, name, deleteSemaphoreScript, [keys.count, keys.holds], []),
   };
 }

@@ -8,7 +8,7 @@ export interface SemaphoreKeys {
   readonly channel: string;
   /** HASH hold id → permits it holds, so a re-sent acquire counts once and a repeated release changes nothing. Ours. */
   readonly holds: string;
-  /** HASH op id → reply of recent `addPermits` calls, so a re-sent one applies once; expires by itself. Ours. */
+  /** ZSET of the last 5 minutes' `trySetPermits` and `addPermits` op ids and replies (see `recallOp`), so a re-sent one applies once; expires by itself. Ours. */
   readonly ops: string;
 }
 

@@ -220,6 +220,16 @@ export class MemoryDb {
       .map(([member]) => member);
   }
 
+  /** Removes the members with min <= score <= max, as ZREMRANGEBYSCORE; an emptied set is deleted. */
+  zremrangebyscore(key: string, min: number, max: number): number {
+    const zset = this.#typed(key, 'zset');
+    if (zset === undefined) return 0;
+    let removed = 0;
+    for (const [member, score] of zset.value) if (score >= min && score <= max && zset.value.delete(member)) removed++;
+    if (zset.value.size === 0) this.#entries.delete(key);
+    return removed;
+  }
+
   /** Members with their scores, ordered, as ZRANGE key 0 -1 WITHSCORES. */
   zrangeWithScores(key: string): [string, number][] {
     return this.#sorted(key);
