@@ -110,4 +110,21 @@ describe('leader$ in virtual time', () => {
       ts.schedule(() => expect(stops).toEqual([12]), 20);
     });
   });
+
+  it('errors with the signal’s reason when it aborts while waiting out recampaignDelayMs', () => {
+    const ts = createTestScheduler();
+    ts.run(({ expectObservable, cold }) => {
+      const { store, clients } = memoryClients(ts, 1);
+      const controller = new AbortController();
+      const reason = new Error('shutting down');
+      cold('5ms a').subscribe(() => store.restart());
+      // term 1 from 1, lost at 12; the next campaign would start at 112
+      cold('20ms a').subscribe(() => controller.abort(reason));
+      expectObservable(clients[0]!.leader$('x', { signal: controller.signal, recampaignDelayMs: 100 }).pipe(map(() => 'L')), '^ 150ms !').toBe(
+        '- L 18ms #',
+        undefined,
+        reason,
+      );
+    });
+  });
 });

@@ -5,6 +5,7 @@ import { LockLostError } from '../errors/LockLostError.js';
 import { assertDuration } from '../util/validate.js';
 import { checkLockOptions, lockHold$, type LockOptions } from './lock/lock.js';
 import { callSite } from '../util/describeValue.js';
+import { abortable } from './abortable.js';
 
 /** Options of `leader$`. */
 export interface LeaderOptions extends Pick<LockOptions, 'fencing' | 'signal'> {
@@ -56,7 +57,9 @@ class LeaderObservable extends Observable<Lease> {
       const piped = this.#operators.reduce((source, operator) => operator(source), term$);
       return piped.pipe(
         retry({
-          delay: (error: unknown) => (error instanceof LockLostError && error.reason !== 'closed' ? timer(delayMs, core.scheduler) : throwError(() => error)),
+          // The signal ends the pause too: between terms no lock$ is subscribed to hear it.
+          delay: (error: unknown) =>
+            error instanceof LockLostError && error.reason !== 'closed' ? abortable(timer(delayMs, core.scheduler), options?.signal) : throwError(() => error),
         }),
       );
     });
