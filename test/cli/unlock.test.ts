@@ -49,6 +49,15 @@ describe('rxlock unlock --force', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     expect(await within(granted, 10_000)).toBe(true);
   });
 
+  it('frees a lock whose name the client API refuses (a lone brace, written by another library)', async () => {
+    const redis = server.client();
+    await redis.hset('bad}name', 'c1:o1', '1');
+    await redis.pexpire('bad}name', 60_000);
+    const result = await rxlock(['unlock', '--force', 'bad}name', '--yes', '--url', url]);
+    expect(result).toMatchObject({ code: 0, stderr: '', stdout: 'unlocked "bad}name" (was held by c1:o1 ×1)\n' });
+    expect(await redis.exists('bad}name')).toBe(0);
+  });
+
   it('asks first: anything but yes, or no answer at all, changes nothing', async () => {
     clients();
     await hold(holder.lock$('asked', { owner: 'stuck' }));

@@ -1,6 +1,4 @@
 import { lastValueFrom } from 'rxjs';
-import { createLockClient } from '../../client/createLockClient.js';
-import { LockKeyTypeError } from '../../errors/LockKeyTypeError.js';
 import type { Script } from '../../store/Script.js';
 import { redisStore } from '../../store/redis/RedisStore.js';
 import { StoreError } from '../../store/StoreError.js';
@@ -16,6 +14,8 @@ import { fairLockKeys } from '../../primitives/fairLock/fairLockKeys.js';
 import { fairLockForceUnlockScript } from './fairLockForceUnlockScript.js';
 import { latchKeys, latchPublishArgs } from '../../primitives/latch/latchKeys.js';
 import { latchOpenScript } from './latchOpenScript.js';
+import { lockForceUnlockScript } from '../../primitives/lock/adminScripts.js';
+import { lockKeys } from '../../primitives/lock/lockKeys.js';
 import { leasedSemaphoreRevokeScript } from './leasedSemaphoreRevokeScript.js';
 import { readWriteLockForceUnlockScript } from './readWriteLockForceUnlockScript.js';
 
@@ -43,15 +43,10 @@ export function planForceUnlock(object: LockObject): ForceUnlockPlan {
       return {
         description: `Delete lock "${name}" held by ${holders} and wake a waiter.`,
         run: async (connection) => {
-          const client = createLockClient({ redis: connection.redis });
-          try {
-            const unlocked = await client.forceUnlock(name);
-            return unlocked ? `unlocked "${name}" (was held by ${holders})` : `"${name}" was already free`;
-          } catch (error) {
-            throw error instanceof LockKeyTypeError ? wrongType(name, error.key, error.actualType) : error;
-          } finally {
-            await client.close();
-          }
+          // The script itself, not the client's forceUnlock: a name the client API refuses (a lone brace,
+          // written by another library or by hand) is still a lock `ls` lists and an operator may free.
+          const unlocked = await runScript(connection, name, lockForceUnlockScript, lockKeys(name).releaseKeys, (publish) => [publish, DEFAULT_HANDOFF_MS]);
+          return unlocked ? `unlocked "${name}" (was held by ${holders})` : `"${name}" was already free`;
         },
       };
     case 'fairLock':
@@ -120,6 +115,9 @@ function notHeld(name: string, why: string): CliError {
 function wrongType(name: string, key: string, type: string): CliError {
   return new CliError(`wrong type at "${key}": it holds a ${type}, not what "${name}" needs; left untouched`);
 }
+
+/** How long the unlock reserves the lock for a waiter it cannot hand it to directly: a client's default `handoffMs`. */
+const DEFAULT_HANDOFF_MS = 100;
 
 /** The fair lock's script arguments of a caller that holds nothing and waits for nothing. */
 const NO_HOLD = { leaseMs: 0, field: '', holdId: '', waitId: '', fencing: false, enqueue: false, waiterTimeoutMs: 0, direct: false };
