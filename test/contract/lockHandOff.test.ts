@@ -2,6 +2,8 @@ import type { Subscription } from 'rxjs';
 import { expect, it } from 'vitest';
 import { NotLockOwnerError, type Lease, type LockClient, type LockHandle, type LockOptions } from '../../src/index.js';
 import { HANDED_OVER } from '../../src/primitives/handedOver.js';
+import { lockKeys } from '../../src/primitives/lock/lockKeys.js';
+import { lockReleaseScript } from '../../src/primitives/lock/releaseScript.js';
 import { describeStores, type ClientSettings, type StoreFixture } from '../support/fixtures.js';
 import { eventually, sleep } from '../support/leaks.js';
 
@@ -196,5 +198,20 @@ describeStores('lock$ hand-off', (fixture) => {
     const lease = await stayer.lease;
     expect(await f.hget('quit', `${second.clientId}:${lease.owner}`)).toBe('1');
     stayer.subscription.unsubscribe();
+  });
+
+  it('a release that reserves the lock for its only waiter leaves the waiters key the reservation’s life, as Redis does', async () => {
+    const f = fixture();
+    const keys = lockKeys('sole');
+    await f.setHash('sole', 'c1:o1', '1', 30_000);
+    // Not listening for direct hand-offs (no `d`): the release reserves the lock for it instead.
+    await f.zadd(keys.waiters, (await f.serverTime()) * 1000, 'c2:o2 30000 - -', 60_000);
+    await f.run(lockReleaseScript, keys.releaseKeys, ['c1:o1', 1_000, 'publish']);
+    expect(await f.get(keys.handoff)).toMatch(/^c2:o2 30000 - -\|\d+$/);
+    // On Redis the head is popped and put back, and the key it recreates gets 2 × handoffMs + 5 s.
+    const ttl = await f.pttl(keys.waiters);
+    expect(ttl).toBeGreaterThan(6_000);
+    expect(ttl).toBeLessThanOrEqual(7_000);
+    await f.flush();
   });
 });

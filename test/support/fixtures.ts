@@ -46,8 +46,8 @@ export interface StoreFixture {
   hgetall(key: string): Promise<Record<string, string>>;
   get(key: string): Promise<string | null>;
   pttl(key: string): Promise<number>;
-  /** Adds a member (characters below U+0080 only, so that it is the same bytes on both stores) to a sorted set. */
-  zadd(key: string, score: number, member: string): Promise<void>;
+  /** Adds a member (characters below U+0080 only, so that it is the same bytes on both stores) to a sorted set, expiring in `ttlMs` when given. */
+  zadd(key: string, score: number, member: string, ttlMs?: number): Promise<void>;
   /** The store's clock in ms: Redis TIME, or the memory store's scheduler. */
   serverTime(): Promise<number>;
   /** A whole list, in order. */
@@ -145,7 +145,11 @@ function memoryBackend(): Backend & { reset(): void } {
       hgetall: (key) => Promise.resolve(Object.fromEntries(store.db.hkeys(key).map((field) => [field, store.db.hget(key, field) ?? '']))),
       get: (key) => Promise.resolve(store.db.get(key)),
       pttl: (key) => Promise.resolve(store.db.pttl(key)),
-      zadd: (key, score, member) => Promise.resolve(void store.db.zadd(key, score, member)),
+      zadd: (key, score, member, ttlMs) => {
+        store.db.zadd(key, score, member);
+        if (ttlMs !== undefined) store.db.pexpire(key, ttlMs);
+        return Promise.resolve();
+      },
       serverTime: () => Promise.resolve(store.db.time()),
       lrange: (key) => Promise.resolve(store.db.lrange(key)),
       zscore: (key, member) => Promise.resolve(store.db.zscore(key, member)),
@@ -256,8 +260,9 @@ export function describeStores(title: string, body: (fixture: () => StoreFixture
           hgetall: (key) => redis.hgetall(key),
           get: (key) => redis.get(key),
           pttl: (key) => redis.pttl(key),
-          zadd: async (key, score, member) => {
+          zadd: async (key, score, member, ttlMs) => {
             await redis.zadd(key, score, member);
+            if (ttlMs !== undefined) await redis.pexpire(key, ttlMs);
           },
           serverTime: async () => {
             const [seconds, micros] = await redis.time();

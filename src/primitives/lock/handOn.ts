@@ -159,7 +159,8 @@ export function handOn(db: MemoryDb, keys: HandOnKeys, handoff: number): boolean
       }
       if (listening) {
         const reservationLife = 2 * handoff + 5000;
-        if (db.pttl(keys.waiters) < reservationLife) db.pexpire(keys.waiters, reservationLife);
+        // Redis pops the head and puts it back: as the only member, into a key recreated without a TTL.
+        if (db.zcard(keys.waiters) === 1 || db.pttl(keys.waiters) < reservationLife) db.pexpire(keys.waiters, reservationLife);
         db.set(keys.handoff, `${member}|${Math.floor(nowUs / 1000) + handoff}`, { px: 2 * handoff });
         message = String(score);
         break;
