@@ -106,10 +106,10 @@ export class MemoryDb {
 
   incrby(key: string, by: number): number {
     const current = this.#typed(key, 'string');
-    const next = (current === undefined ? 0 : toInteger(current.value)) + by;
+    const next = incremented(current?.value, by);
     if (current === undefined) this.#entries.set(key, { data: { type: 'string', value: String(next) }, expiresAt: undefined });
     else current.value = String(next);
-    return next;
+    return Number(next);
   }
 
   hget(key: string, field: string): string | null {
@@ -138,9 +138,9 @@ export class MemoryDb {
   hincrby(key: string, field: string, by: number): number {
     const hash = this.#create(key, 'hash', () => new Map<string, string>());
     const current = hash.value.get(field);
-    const next = (current === undefined ? 0 : toInteger(current)) + by;
+    const next = incremented(current, by);
     hash.value.set(field, String(next));
-    return next;
+    return Number(next);
   }
 
   hdel(key: string, field: string): number {
@@ -265,7 +265,23 @@ export class MemoryDb {
   }
 }
 
-function toInteger(value: string): number {
-  if (!/^-?\d+$/.test(value)) throw new ScriptError('ERR value is not an integer or out of range');
-  return Number(value);
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * INCRBY's and HINCRBY's arithmetic as Redis does it: a signed 64-bit integer written without leading zeros
+ * (so not `007` or `-0`), exact beyond 2^53, and an error rather than a wrap past its range. Replies are JS
+ * numbers, as ioredis gives them.
+ */
+function incremented(current: string | undefined, by: number): bigint {
+  const value = current === undefined ? 0n : toInt64(current);
+  const next = value + BigInt(by);
+  if (next < INT64_MIN || next > INT64_MAX) throw new ScriptError('ERR increment or decrement would overflow');
+  return next;
+}
+
+function toInt64(value: string): bigint {
+  const parsed = /^(0|-?[1-9]\d{0,18})$/.test(value) ? BigInt(value) : undefined;
+  if (parsed === undefined || parsed < INT64_MIN || parsed > INT64_MAX) throw new ScriptError('ERR value is not an integer or out of range');
+  return parsed;
 }
