@@ -1,5 +1,6 @@
 import type { MemoryDb } from '../../store/memory/MemoryDb.js';
 import { defineScript, int, ScriptError, WRONGTYPE_REPLY } from '../../store/Script.js';
+import { countValue, LUA_COUNT_VALUE } from '../semaphore/countValue.js';
 import { luaRecallOp, recallOp } from '../semaphore/recallOp.js';
 
 function assertCount(db: MemoryDb, key: string): void {
@@ -96,12 +97,12 @@ export const getCountScript = defineScript<number>({
   name: 'latch.getCount',
   lua: `
 ${CHECK_COUNT}
-return math.max(0, tonumber(redis.call('get', KEYS[1]) or '0') or 0)
+${LUA_COUNT_VALUE}
+return math.max(0, countValue(redis.call('get', KEYS[1])) or 0)
 `,
   memory: (db, [count = '']) => {
     assertCount(db, count);
-    const value = Number(db.get(count) ?? '0');
-    return Number.isInteger(value) ? Math.max(0, value) : 0;
+    return Math.max(0, countValue(db.get(count)) ?? 0);
   },
   parse: int,
 });

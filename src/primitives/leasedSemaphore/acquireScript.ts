@@ -3,6 +3,7 @@ import { defineScript, int, list } from '../../store/Script.js';
 import { checkTypes, LUA_CHECK_TYPES } from './checkTypes.js';
 import { LUA_NOW, LUA_UNHEX, NON_EXPIRABLE, unhex } from './permitIds.js';
 import { LUA_RECLAIM, reclaim } from './reclaim.js';
+import { countValue, LUA_COUNT_VALUE } from '../semaphore/countValue.js';
 
 /** Granted, or refused with the time until the earliest held permit expires (-1: none will). */
 export type LeasedAttempt = { readonly granted: true } | { readonly granted: false; readonly retryInMs: number };
@@ -18,6 +19,7 @@ export type LeasedAttempt = { readonly granted: true } | { readonly granted: fal
 export const leasedAcquireScript = defineScript<LeasedAttempt>({
   name: 'leasedSemaphore.acquire',
   lua: `
+${LUA_COUNT_VALUE}
 ${LUA_CHECK_TYPES}
 ${LUA_NOW}
 ${LUA_UNHEX}
@@ -27,7 +29,7 @@ if mine and tonumber(mine) > now then
   return {1}
 end
 ${LUA_RECLAIM}
-local value = tonumber(redis.call('get', KEYS[1]))
+local value = countValue(redis.call('get', KEYS[1]))
 local permits = tonumber(ARGV[1])
 if value ~= nil and value >= permits then
   redis.call('decrby', KEYS[1], permits)
@@ -49,9 +51,9 @@ return {0, -1}
     const mine = db.zscore(timeouts, unhex(ids[0] ?? ''));
     if (mine !== null && mine > now) return [1];
     reclaim(db, count, timeouts, channel);
-    const value = Number(db.get(count) ?? Number.NaN);
+    const value = countValue(db.get(count));
     const permits = Number(permitsArg);
-    if (Number.isInteger(value) && value >= permits) {
+    if (value !== undefined && value >= permits) {
       db.incrby(count, -permits);
       for (const id of ids) db.zadd(timeouts, now + Number(leaseMs), unhex(id));
       const ttl = db.pttl(count);

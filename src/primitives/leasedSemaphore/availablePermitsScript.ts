@@ -2,6 +2,7 @@ import { defineScript, int } from '../../store/Script.js';
 import { checkTypes, LUA_CHECK_TYPES } from './checkTypes.js';
 import { LUA_NOW } from './permitIds.js';
 import { LUA_RECLAIM, reclaim } from './reclaim.js';
+import { countValue, LUA_COUNT_VALUE } from '../semaphore/countValue.js';
 
 /** KEYS: count, timeouts, channel. ARGV: publish command. Reclaims expired permits (publishing the new count), then answers the count, as Redisson's. */
 export const leasedAvailablePermitsScript = defineScript<number>({
@@ -11,13 +12,13 @@ ${LUA_CHECK_TYPES}
 ${LUA_NOW}
 local publish = ARGV[1]
 ${LUA_RECLAIM}
-return tonumber(redis.call('get', KEYS[1]) or '0') or 0
+${LUA_COUNT_VALUE}
+return countValue(redis.call('get', KEYS[1])) or 0
 `,
   memory: (db, [count = '', timeouts = '', channel = '']) => {
     checkTypes(db, count, timeouts);
     reclaim(db, count, timeouts, channel);
-    const value = Number(db.get(count) ?? '0');
-    return Number.isInteger(value) ? value : 0;
+    return countValue(db.get(count)) ?? 0;
   },
   parse: int,
 });

@@ -18,7 +18,7 @@ if kind ~= 'none' and kind ~= 'hash' then
 end
 local count = 0
 if ARGV[1] ~= '' then
-  count = tonumber(redis.call('hget', KEYS[1], ARGV[1]) or '0')
+  count = tonumber(redis.call('hget', KEYS[1], ARGV[1]) or '0') or 0
 else
   for _, value in ipairs(redis.call('hvals', KEYS[1])) do count = count + (tonumber(value) or 0) end
 end
@@ -27,8 +27,9 @@ return {redis.call('exists', KEYS[1]), redis.call('pttl', KEYS[1]), count}
   memory: (db, [lock = ''], [field = '']) => {
     const kind = db.type(lock);
     if (kind !== 'none' && kind !== 'hash') throw new ScriptError(`${WRONGTYPE_REPLY} ${lock} ${kind}`);
-    const count = field === '' ? db.hkeys(lock).reduce((sum, key) => sum + (Number(db.hget(lock, key)) || 0), 0) : Number(db.hget(lock, field) ?? '0');
-    return [db.exists(lock), db.pttl(lock), count];
+    const count = field === '' ? db.hkeys(lock).reduce((sum, key) => sum + (Number(db.hget(lock, key)) || 0), 0) : Number(db.hget(lock, field) ?? '0') || 0;
+    // Redis turns a Lua number into an integer reply by dropping its fraction.
+    return [db.exists(lock), db.pttl(lock), Math.trunc(count)];
   },
   parse: (reply) => {
     const [exists, ttl, count] = list(reply).map(int);

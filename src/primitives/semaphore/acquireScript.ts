@@ -1,5 +1,6 @@
 import type { MemoryDb } from '../../store/memory/MemoryDb.js';
 import { defineScript, int, list, ScriptError, WRONGTYPE_REPLY } from '../../store/Script.js';
+import { countValue, LUA_COUNT_VALUE } from './countValue.js';
 
 /** Granted, or refused (the count is not enough; permits come back by a message, not by a TTL). */
 export type SemaphoreAttempt = { readonly granted: true } | { readonly granted: false };
@@ -13,6 +14,7 @@ export type SemaphoreAttempt = { readonly granted: true } | { readonly granted: 
 export const semaphoreAcquireScript = defineScript<SemaphoreAttempt>({
   name: 'semaphore.acquire',
   lua: `
+${LUA_COUNT_VALUE}
 for i = 1, 2 do
   local kind = redis.call('type', KEYS[i])['ok']
   local expected = i == 1 and 'string' or 'hash'
@@ -23,7 +25,7 @@ end
 if redis.call('hexists', KEYS[2], ARGV[2]) == 1 then
   return {1}
 end
-local value = tonumber(redis.call('get', KEYS[1]))
+local value = countValue(redis.call('get', KEYS[1]))
 if value ~= nil and value >= tonumber(ARGV[1]) then
   redis.call('decrby', KEYS[1], ARGV[1])
   redis.call('hset', KEYS[2], ARGV[2], ARGV[1])
@@ -40,8 +42,8 @@ return {0}
       if (kind !== 'none' && kind !== expected) throw new ScriptError(`${WRONGTYPE_REPLY} ${key} ${kind}`);
     }
     if (db.hexists(holds, hold) === 1) return [1];
-    const value = Number(db.get(count) ?? Number.NaN);
-    if (Number.isInteger(value) && value >= Number(permits)) {
+    const value = countValue(db.get(count));
+    if (value !== undefined && value >= Number(permits)) {
       db.incrby(count, -Number(permits));
       db.hset(holds, hold, permits);
       return [1];

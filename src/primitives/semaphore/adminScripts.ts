@@ -1,5 +1,6 @@
 import type { MemoryDb, RedisType } from '../../store/memory/MemoryDb.js';
 import { defineScript, int, ScriptError, WRONGTYPE_REPLY } from '../../store/Script.js';
+import { countValue, LUA_COUNT_VALUE } from './countValue.js';
 import { luaRecallOp, recallOp } from './recallOp.js';
 
 // Shared by the semaphore and the semaphore with expiring permits: both keep Redisson's STRING count and channel.
@@ -71,12 +72,12 @@ return remember(value)
 export const availablePermitsScript = defineScript<number>({
   name: 'semaphore.availablePermits',
   lua: `${CHECK_COUNT}
-return tonumber(redis.call('get', KEYS[1]) or '0') or 0
+${LUA_COUNT_VALUE}
+return countValue(redis.call('get', KEYS[1])) or 0
 `,
   memory: (db, [count = '']) => {
     assertKind(db, count, 'string');
-    const value = Number(db.get(count) ?? '0');
-    return Number.isInteger(value) ? value : 0;
+    return countValue(db.get(count)) ?? 0;
   },
   parse: int,
 });
