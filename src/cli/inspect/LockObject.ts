@@ -35,7 +35,11 @@ export interface QueuedWaiter {
   readonly position: number;
   /** How long it has been waiting (rxlock's lock waiters record when they started). */
   readonly waitedMs?: number;
-  /** Fair lock: time until the waiter counts as dead and leaves the queue unless it polls again. */
+  /**
+   * Fair lock: at most the time until the waiter counts as dead and leaves the queue unless it polls again:
+   * its deadline in the timeout set, which rxlock's own waiters reach sooner by a share per grant since they
+   * joined (a client setting Redis does not store).
+   */
   readonly timeoutMs?: number;
 }
 

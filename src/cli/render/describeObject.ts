@@ -47,7 +47,7 @@ export function waitersOf(object: LockObject, c: Colors): string {
   const lines: string[] = [];
   if (queuedCount > 0) {
     const entries = queued.map((waiter) => {
-      const detail = waiter.waitedMs !== undefined ? `waiting ${formatDuration(waiter.waitedMs)}` : `drops in ${formatDuration(waiter.timeoutMs ?? 0)}`;
+      const detail = waiter.waitedMs !== undefined ? `waiting ${formatDuration(waiter.waitedMs)}` : `drops in at most ${formatDuration(waiter.timeoutMs ?? 0)}`;
       return `${waiter.position}. ${waiter.id} ${c.dim(detail)}`;
     });
     if (queuedCount > queued.length) entries.push(`… and ${queuedCount - queued.length} more`);
