@@ -5,6 +5,7 @@ import { lockRenewScript } from '../primitives/lock/renewScript.js';
 import { int, list, type Reply } from '../store/Script.js';
 import type { ScriptCall } from '../store/Store.js';
 import { StoreError } from '../store/StoreError.js';
+import { isTransient } from '../engine/toLockError.js';
 import { countBallots, type Ballot } from './quorum.js';
 
 /** What a vote knows about the run it decides. */
@@ -41,6 +42,46 @@ export interface Vote {
 const unavailable = (message: string, outcomeUnknown: boolean): StoreError => new StoreError('unavailable', `Redlock: ${message}`, outcomeUnknown);
 
 /**
+ * Why no majority can be reached any more, when a retry cannot change it: so many instances failed with an
+ * error that is not transient (a key of another type, clients the user closed, an unexpected reply) that the
+ * others are fewer than a majority. Returns that error (the most frequent code among them, the first of its
+ * kind) with its code and message kept (`toLockError` reads a wrong type's key out of the message), instead of
+ * an `unavailable` that the engine would retry forever. Undefined while a majority could still be reached
+ * without those instances: a timeout or a disconnection may pass, and is reported as such.
+ * `outcomeUnknown`: whether the run may have changed something somewhere (an acquire that some instances
+ * may have granted must be compensated on every instance).
+ */
+function permanentFailure(ballots: readonly Ballot<Reply>[], instances: number, quorum: number, outcomeUnknown: boolean): StoreError | undefined {
+  const byCode = new Map<string, StoreError[]>();
+  let permanent = 0;
+  for (const ballot of ballots) {
+    if (ballot.state !== 'failed' || !(ballot.error instanceof StoreError) || isTransient(ballot.error)) continue;
+    permanent++;
+    const same = byCode.get(ballot.error.code);
+    if (same === undefined) byCode.set(ballot.error.code, [ballot.error]);
+    else same.push(ballot.error);
+  }
+  if (instances - permanent >= quorum) return undefined;
+  let chosen: StoreError | undefined;
+  let most = 0;
+  for (const errors of byCode.values()) {
+    if (errors.length > most) [chosen, most] = [errors[0], errors.length];
+  }
+  if (chosen === undefined) return undefined;
+  return new StoreError(chosen.code, chosen.message, outcomeUnknown, { cause: chosen });
+}
+
+/**
+ * Whether a settled run may still have run, or run later, on an instance whose ballot failed: one that did not
+ * answer in time, or whose error says its outcome is unknown. Replies and refusals are known outcomes.
+ */
+function anyUnknown(ballots: readonly Ballot<Reply>[]): boolean {
+  return ballots.some(
+    (ballot) => ballot.state === 'pending' || (ballot.state === 'failed' && (!(ballot.error instanceof StoreError) || ballot.error.outcomeUnknown)),
+  );
+}
+
+/**
  * `lock.acquire` (the token, or `{0, retry ms}`) on every instance: granted when a majority granted it and
  * time is left, that is TTL − elapsed − drift > 0 (Redlock's validity). A lost vote that may have left grants
  * behind (a split, a majority that came too late, a majority that did not answer) fails with an `unavailable`
@@ -64,6 +105,9 @@ const acquireVote: Vote = {
     if (grants + pending >= quorum) return undefined;
     if (grants === 0 && pending > 0 && failed + pending <= instances - quorum) return undefined;
     if (failed + pending > instances - quorum) {
+      // Grants may have been left on the instances still pending: the engine compensates on every instance.
+      const permanent = permanentFailure(ballots, instances, quorum, true);
+      if (permanent !== undefined) return { error: permanent };
       return { error: unavailable(`${failed + pending} of ${instances} instances did not answer in time; a majority of ${quorum} must`, true) };
     }
     if (grants > 0)
@@ -91,15 +135,21 @@ function attemptRelease(keys: readonly string[], args: readonly (string | number
   return { script: lockReleaseScript, keys: lockKeys(keys[0] ?? '').releaseKeys, args: releaseArgs };
 }
 
-/** `lock.release` (0 not held, 1 decremented, 2 unlocked, 3 handed over) on every instance: counted on a majority either way. */
+/**
+ * `lock.release` (0 not held, 1 decremented, 2 unlocked, 3 handed over) on every instance: counted on a majority
+ * either way. Instances failing with an error a retry cannot fix, too many for a majority, fail it with that error.
+ */
 const releaseVote: Vote = {
   decide(ballots, { instances, quorum, settled }) {
     const released = countBallots(ballots).replies.map((reply) => int(reply));
     const done = released.filter((reply) => reply > 0);
     if (done.length >= quorum) return { reply: done.some((reply) => reply >= 2) ? 2 : 1 };
     if (released.length - done.length > instances - quorum) return { reply: 0 };
-    if (settled) return { error: unavailable(`released on ${done.length} of ${instances} instances; a majority of ${quorum} must answer`, true) };
-    return undefined;
+    if (!settled) return undefined;
+    // Settled, so that a release used as a compensation is known to be over when nothing is left pending.
+    const permanent = permanentFailure(ballots, instances, quorum, anyUnknown(ballots));
+    if (permanent !== undefined) return { error: permanent };
+    return { error: unavailable(`released on ${done.length} of ${instances} instances; a majority of ${quorum} must answer`, true) };
   },
 };
 
@@ -116,17 +166,20 @@ const renewVote: Vote = {
       else break;
     }
     if (verdicts.length === holds) return { reply: verdicts };
-    if (settled) return { error: unavailable(`a renewal reached ${replies.length} of ${instances} instances; a majority of ${quorum} must answer`, true) };
-    return undefined;
+    if (!settled) return undefined;
+    const permanent = permanentFailure(ballots, instances, quorum, anyUnknown(ballots));
+    if (permanent !== undefined) return { error: permanent };
+    return { error: unavailable(`a renewal reached ${replies.length} of ${instances} instances; a majority of ${quorum} must answer`, true) };
   },
 };
 
 /** `lock.leave` (a waiter gives up) on every instance: done once all answered; it decides nothing. */
 const leaveVote: Vote = {
-  decide(ballots, { settled }) {
+  decide(ballots, { instances, quorum, settled }) {
     if (!settled) return undefined;
     const { replies } = countBallots(ballots);
-    return replies.length > 0 ? { reply: 1 } : { error: unavailable('no instance answered', true) };
+    if (replies.length > 0) return { reply: 1 };
+    return { error: permanentFailure(ballots, instances, quorum, anyUnknown(ballots)) ?? unavailable('no instance answered', true) };
   },
 };
 

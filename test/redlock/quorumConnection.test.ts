@@ -3,9 +3,17 @@ import { asyncScheduler, firstValueFrom } from 'rxjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { lockAcquireScript } from '../../src/primitives/lock/acquireScript.js';
 import { lockKeys } from '../../src/primitives/lock/lockKeys.js';
-import type { Vote } from '../../src/redlock/lockVotes.js';
+import { LOCK_VOTES, type Vote } from '../../src/redlock/lockVotes.js';
 import { QuorumConnection } from '../../src/redlock/QuorumConnection.js';
-import { createRedlockClient, LockLostError, LockTimeoutError, type RedisLike, type RedlockClient } from '../../src/index.js';
+import {
+  createRedlockClient,
+  LockBackendError,
+  LockKeyTypeError,
+  LockLostError,
+  LockTimeoutError,
+  type RedisLike,
+  type RedlockClient,
+} from '../../src/index.js';
 import { StoreError } from '../../src/store/StoreError.js';
 import { createMemoryStore } from '../../src/testing.js';
 import { eventually } from '../support/leaks.js';
@@ -33,6 +41,22 @@ describe('QuorumConnection', () => {
     expect((error as Error).message).toBe('unexpected reply from lock.acquire: TypeError: expected an array reply, got 1');
     // The script did run on the instances: the engine's compensation (a release everywhere) is what cleans it up.
     expect(stores.every((store) => store.db.exists('orders') === 1)).toBe(true);
+  });
+  it('a key of another type on a minority of instances does not decide the vote: the majority still grants it', async () => {
+    const stores = [createMemoryStore(), createMemoryStore(), createMemoryStore()];
+    stores[0]!.db.set('orders', 'stale');
+    const connection = new QuorumConnection(
+      stores.map((store) => store.connect()),
+      LOCK_VOTES,
+      asyncScheduler,
+      { instanceTimeoutMs: 1_000, driftFactor: 0.01, driftMs: 2 },
+      false,
+    );
+    const keys = lockKeys('orders').acquireKeys;
+    const reply = await firstValueFrom(connection.run(lockAcquireScript, keys, [30_000, 'client:#1', 'new', 0]));
+    expect(reply).toBeDefined();
+    expect(stores.slice(1).every((store) => store.db.exists('orders') === 1)).toBe(true);
+    expect(stores[0]!.db.get('orders')).toBe('stale');
   });
 });
 
@@ -113,5 +137,42 @@ describe('Redlock client over 3 real masters', () => {
     // The try gave up: nothing of the contender may stay on the third master (its TTL would be the watchdog's 30 s).
     expect(await eventually(async () => (await admins[2]!.exists('report')) === 0, 3_000)).toBe(true);
     expect(await admins[2]!.keys('*')).toEqual([]);
+  });
+
+  /** What a run of `lock$` ended with within `ms`: its error, or 'still waiting'. */
+  const outcomeWithin = (lease$: ReturnType<RedlockClient['lock$']>, ms: number): Promise<unknown> =>
+    Promise.race([
+      firstValueFrom(lease$).then(
+        () => 'granted',
+        (error: unknown) => error,
+      ),
+      new Promise((resolve) => setTimeout(() => resolve('still waiting'), ms)),
+    ]);
+
+  it('a lock key holding a string on every master fails with LockKeyTypeError at once, as on one Redis, instead of being retried as unanswered', async () => {
+    for (const admin of admins) await admin.set('config', 'v1');
+    const redlock = client();
+    const started = Date.now();
+    // Without waitMs: retried forever as "did not answer in time" before the fix.
+    const error = await outcomeWithin(redlock.lock$('config'), 3_000);
+    expect(error).toBeInstanceOf(LockKeyTypeError);
+    expect(error).toMatchObject({ key: 'config', actualType: 'string' });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(await outcomeWithin(redlock.lock$('config', { waitMs: 0 }), 3_000)).toBeInstanceOf(LockKeyTypeError);
+    expect(await Promise.all(admins.map((admin) => admin.get('config')))).toEqual(['v1', 'v1', 'v1']);
+  });
+
+  it('clients the user quit fail an acquire with LockBackendError("closed"), instead of retrying it forever as unanswered', async () => {
+    const instances = servers.map((server) => server.client());
+    const redlock = createRedlockClient(instances);
+    clients.push(redlock);
+    await redlock.withLock('warm', () => undefined);
+    await Promise.all(instances.map((instance) => instance.quit()));
+    const error = await outcomeWithin(redlock.lock$('orders'), 3_000);
+    expect(error).toBeInstanceOf(LockBackendError);
+    expect(error).toMatchObject({ code: 'closed' });
+    const tried = await outcomeWithin(redlock.lock$('orders', { waitMs: 0 }), 3_000);
+    expect(tried).toBeInstanceOf(LockBackendError);
+    expect(tried).toMatchObject({ code: 'closed' });
   });
 });
