@@ -1,15 +1,28 @@
 import type { SchedulerLike, Subscription } from 'rxjs';
 import type { Script } from '../store/Script.js';
 import type { ScriptCall, StoreConnection } from '../store/Store.js';
+import { StoreError } from '../store/StoreError.js';
 import type { Closable } from './ClientCore.js';
 
 /** How holds of one kind are renewed together: one script call renews a batch of them. */
 export interface RenewKind {
   readonly script: Script<readonly number[]>;
-  /** Keys and arguments for one call renewing `targets` to `ttlMs`. The reply has one 1 (renewed) or 0 (gone) per target. */
+  /**
+   * Keys and arguments for one call renewing `targets` to `ttlMs`. The reply has one 1 (renewed) or 0 (gone) per
+   * target, or `RENEW_UNDECIDED` where the store could not tell (a Redlock quorum on which neither a majority renewed
+   * the hold nor enough found it gone): that hold's renewal failed, the others' did not.
+   */
   pack(targets: readonly RenewTarget[], ttlMs: number): { keys: string[]; args: (string | number)[] };
   /** One hold set to a fixed TTL of `ttlMs` (`multiLock$`), replying as a renewal of it would; only locks have it. */
   fix?(target: RenewTarget, ttlMs: number): ScriptCall<readonly number[]>;
+}
+
+/** A renewal's verdict for a hold the store could neither confirm nor find gone (only a Redlock quorum gives it). */
+export const RENEW_UNDECIDED = -1;
+
+/** The failure reported for a hold whose renewal came back `RENEW_UNDECIDED`. */
+function undecided(): StoreError {
+  return new StoreError('unavailable', 'Redlock: no majority of instances confirmed this hold’s renewal, nor found it gone', true);
 }
 
 /** What renewing one hold takes: its kind, its main key (batches are grouped by its cluster slot) and the kind-specific field (the owner's, for a lock). */
@@ -156,29 +169,37 @@ export class Renewer {
     );
     this.#connection.run(renewKind.script, keys, args).subscribe({
       next: (results) => {
+        let failed: RenewEntry[] | undefined;
         batch.forEach((entry, index) => {
           if (!isRenewed(entry)) return;
-          if (results[index] === 1) {
+          const result = results[index];
+          if (result === 1) {
             entry.heldUntil = Math.max(entry.heldUntil, sentAt + ttlMs - driftMs);
             entry.renewed();
+          } else if (result === RENEW_UNDECIDED) {
+            (failed ??= []).push(entry);
           } else {
             this.remove(entry);
             entry.lose('not-held');
           }
         });
+        if (failed !== undefined) this.#failed(failed, undecided());
       },
-      error: (error: unknown) => {
-        const alive = batch.filter(isRenewed);
-        for (const entry of alive) entry.renewFailed(error);
-        if (alive.length === 0) return;
-        const retryMs = Math.max(1, Math.floor(ttlMs / 10));
-        const retry = this.#scheduler.schedule(() => {
-          this.#retries.delete(retry);
-          this.#send(alive.filter(isRenewed));
-        }, retryMs);
-        this.#retries.add(retry);
-      },
+      error: (error: unknown) => this.#failed(batch, error),
     });
+  }
+
+  /** A renewal of these holds failed: each one hears of it, and the ones still renewed are sent again soon. */
+  #failed(batch: readonly RenewEntry[], error: unknown): void {
+    const alive = batch.filter(isRenewed);
+    for (const entry of alive) entry.renewFailed(error);
+    if (alive.length === 0) return;
+    const retryMs = Math.max(1, Math.floor(this.#settings.ttlMs / 10));
+    const retry = this.#scheduler.schedule(() => {
+      this.#retries.delete(retry);
+      this.#send(alive.filter(isRenewed));
+    }, retryMs);
+    this.#retries.add(retry);
   }
 
   #armWatch(at: number): void {

@@ -5,6 +5,7 @@ import { lockRenewScript } from '../primitives/lock/renewScript.js';
 import { int, list, type Reply } from '../store/Script.js';
 import type { ScriptCall } from '../store/Store.js';
 import { StoreError } from '../store/StoreError.js';
+import { RENEW_UNDECIDED } from '../engine/Renewer.js';
 import { isTransient } from '../engine/toLockError.js';
 import { countBallots, type Ballot } from './quorum.js';
 
@@ -153,20 +154,32 @@ const releaseVote: Vote = {
   },
 };
 
-/** `lock.renew` (one 1 or 0 per hold) on every instance: a hold stays only where a majority renewed it. */
+/**
+ * `lock.renew` (one 1 or 0 per hold) on every instance, each hold decided on its own: 1 where a majority renewed
+ * it, 0 where so many found it gone that no majority can renew it, and, once every instance answered or failed,
+ * `RENEW_UNDECIDED` for a hold neither applies to (the renewer retries that hold alone: one hold missing on
+ * one master while another is down must not fail the batch's other holds). When no hold can be decided, the
+ * run fails, with the error that made it so.
+ */
 const renewVote: Vote = {
   decide(ballots, { instances, quorum, args, settled }) {
     const replies = countBallots(ballots).replies.map((reply) => list(reply).map(int));
     const holds = args.length - 1;
     const verdicts: number[] = [];
+    let undecided = 0;
     for (let i = 0; i < holds; i++) {
       const renewed = replies.filter((reply) => reply[i] === 1).length;
       if (renewed >= quorum) verdicts.push(1);
       else if (replies.length - renewed > instances - quorum) verdicts.push(0);
-      else break;
+      else {
+        verdicts.push(RENEW_UNDECIDED);
+        undecided++;
+      }
     }
-    if (verdicts.length === holds) return { reply: verdicts };
+    if (undecided === 0) return { reply: verdicts };
     if (!settled) return undefined;
+    // Enough instances answered, or some holds were decided: the rest are undecided one by one.
+    if (undecided < holds || replies.length >= quorum) return { reply: verdicts };
     const permanent = permanentFailure(ballots, instances, quorum, anyUnknown(ballots));
     if (permanent !== undefined) return { error: permanent };
     return { error: unavailable(`a renewal reached ${replies.length} of ${instances} instances; a majority of ${quorum} must answer`, true) };

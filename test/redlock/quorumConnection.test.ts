@@ -11,6 +11,7 @@ import {
   LockKeyTypeError,
   LockLostError,
   LockTimeoutError,
+  type Lease,
   type RedisLike,
   type RedlockClient,
 } from '../../src/index.js';
@@ -174,5 +175,28 @@ describe('Redlock client over 3 real masters', () => {
     const tried = await outcomeWithin(redlock.lock$('orders', { waitMs: 0 }), 3_000);
     expect(tried).toBeInstanceOf(LockBackendError);
     expect(tried).toMatchObject({ code: 'closed' });
+  });
+
+  it('one master down: a lease renewed on both live masters stays held while another lease of the same renewal batch cannot be confirmed', async () => {
+    const holder = client({ watchdogTimeoutMs: 1_500, instanceTimeoutMs: 100 });
+    pause(servers[2]!);
+    const lost = new Map<string, unknown>();
+    const hold = (name: string): Promise<Lease> =>
+      new Promise((resolve) => {
+        holder.lock$(name).subscribe({ next: resolve, error: (error: unknown) => lost.set(name, error) });
+      });
+    const a = await hold('alpha');
+    const b = await hold('beta');
+    // beta disappears from one of the two live masters: its renewals can be neither confirmed nor refused by a majority.
+    await admins[1]!.del('beta');
+    // Past the 1.5 s watchdog TTL: only renewals kept alpha.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(lost.get('alpha')).toBeUndefined();
+    expect(a.held).toBe(true);
+    expect(await admins[0]!.exists('alpha')).toBe(1);
+    expect(await admins[1]!.exists('alpha')).toBe(1);
+    expect(b.held).toBe(false);
+    expect(lost.get('beta')).toBeInstanceOf(LockLostError);
+    expect(lost.get('beta')).toMatchObject({ reason: 'unconfirmed' });
   });
 });
