@@ -342,7 +342,9 @@ describe('bad input: a typed error naming what was wrong, nothing written to Red
   it('BUSY from a long script elsewhere: LockBackendError "busy" within waitMs; without waitMs it waits the script out', async () => {
     await admin.config('SET', 'busy-reply-threshold', '50');
     const blocker = server.client();
-    const spin = `local start = tonumber(redis.call('time')[1]) while tonumber(redis.call('time')[1]) - start < 2 do end return 1`;
+    // 3 to 4 s: longer than the wait below by far, on a loaded machine too, where Redis answers a client only
+    // now and then while the script runs.
+    const spin = `local start = tonumber(redis.call('time')[1]) while tonumber(redis.call('time')[1]) - start < 4 do end return 1`;
     const long = blocker.eval(spin, 0);
     try {
       // Redis answers BUSY once the script has run past the threshold.
@@ -356,13 +358,13 @@ describe('bad input: a typed error naming what was wrong, nothing written to Red
           1_000,
         ),
       ).toBe(true);
-      const error = await failureOf(lock('busy', { waitMs: 200 }), client);
+      const error = await failureOf(lock('busy', { waitMs: 1_000 }), client);
       expect(error).toBeInstanceOf(LockBackendError);
       expect(error).toHaveProperty('code', 'busy');
       expect(error.message).toContain('"busy"');
       const waited = client.withLock('busy', () => 'after the script');
       expect(await waited).toBe('after the script');
-      console.info(`bad input | BUSY (a long script elsewhere), waitMs 200 | LockBackendError busy | ${error.message}`);
+      console.info(`bad input | BUSY (a long script elsewhere), waitMs 1000 | LockBackendError busy | ${error.message}`);
     } finally {
       expect(await long).toBe(1);
       await admin.config('SET', 'busy-reply-threshold', '5000');
