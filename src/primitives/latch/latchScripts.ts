@@ -1,17 +1,6 @@
-import type { MemoryDb } from '../../store/memory/MemoryDb.js';
-import { defineScript, int, ScriptError, WRONGTYPE_REPLY } from '../../store/Script.js';
-import { countValue, LUA_COUNT_VALUE } from '../semaphore/countValue.js';
+import { defineScript, int } from '../../store/Script.js';
+import { checkCount, countValue, LUA_CHECK_COUNT, LUA_COUNT_VALUE } from '../semaphore/countValue.js';
 import { luaRecallOp, recallOp } from '../semaphore/recallOp.js';
-
-function assertCount(db: MemoryDb, key: string): void {
-  const kind = db.type(key);
-  if (kind !== 'none' && kind !== 'string') throw new ScriptError(`${WRONGTYPE_REPLY} ${key} ${kind}`);
-}
-
-const CHECK_COUNT = `local kind = redis.call('type', KEYS[1])['ok']
-if kind ~= 'none' and kind ~= 'string' then
-  return redis.error_reply('${WRONGTYPE_REPLY} ' .. KEYS[1] .. ' ' .. kind)
-end`;
 
 /**
  * Every script that publishes also publishes on the channel its last, optional argument names (Redisson's own,
@@ -29,7 +18,7 @@ function luaAlsoPublish(argument: number, message: string): string {
 export const trySetCountScript = defineScript<boolean>({
   name: 'latch.trySetCount',
   lua: `
-${CHECK_COUNT}
+${LUA_CHECK_COUNT}
 ${luaRecallOp('KEYS[3]', 'ARGV[2]')}
 if kind ~= 'none' then
   return remember(0)
@@ -40,7 +29,7 @@ ${luaAlsoPublish(4, '1')}
 return remember(1)
 `,
   memory: (db, [count = '', channel = '', ops = ''], [value = '', opId = '', , also]) => {
-    assertCount(db, count);
+    checkCount(db, count);
     const op = recallOp(db, ops, opId);
     if (op.reply !== undefined) return op.reply;
     if (db.exists(count) === 1) return op.remember(0);
@@ -63,7 +52,7 @@ return remember(1)
 export const countDownScript = defineScript<number>({
   name: 'latch.countDown',
   lua: `
-${CHECK_COUNT}
+${LUA_CHECK_COUNT}
 ${luaRecallOp('KEYS[3]', 'ARGV[1]')}
 if kind == 'none' then
   return remember(0)
@@ -78,7 +67,7 @@ ${luaAlsoPublish(3, '0')}
 return remember(0)
 `,
   memory: (db, [count = '', channel = '', ops = ''], [opId = '', , also]) => {
-    assertCount(db, count);
+    checkCount(db, count);
     const op = recallOp(db, ops, opId);
     if (op.reply !== undefined) return op.reply;
     if (db.exists(count) === 0) return op.remember(0);
@@ -96,12 +85,12 @@ return remember(0)
 export const getCountScript = defineScript<number>({
   name: 'latch.getCount',
   lua: `
-${CHECK_COUNT}
+${LUA_CHECK_COUNT}
 ${LUA_COUNT_VALUE}
 return math.max(0, countValue(redis.call('get', KEYS[1])) or 0)
 `,
   memory: (db, [count = '']) => {
-    assertCount(db, count);
+    checkCount(db, count);
     return Math.max(0, countValue(db.get(count)) ?? 0);
   },
   parse: int,
@@ -115,7 +104,7 @@ return math.max(0, countValue(redis.call('get', KEYS[1])) or 0)
 export const deleteLatchScript = defineScript<boolean>({
   name: 'latch.delete',
   lua: `
-${CHECK_COUNT}
+${LUA_CHECK_COUNT}
 if redis.call('del', KEYS[1]) == 1 then
   redis.call(ARGV[1], KEYS[2], '1')
   ${luaAlsoPublish(2, '1')}
@@ -124,7 +113,7 @@ end
 return 0
 `,
   memory: (db, [count = '', channel = ''], [, also]) => {
-    assertCount(db, count);
+    checkCount(db, count);
     if (db.del(count) === 1) {
       db.publish(channel, '1');
       if (also !== undefined) db.publish(also, '1');

@@ -1,20 +1,8 @@
-import type { MemoryDb, RedisType } from '../../store/memory/MemoryDb.js';
-import { defineScript, int, ScriptError, WRONGTYPE_REPLY } from '../../store/Script.js';
-import { countValue, LUA_COUNT_VALUE } from './countValue.js';
+import { defineScript, int } from '../../store/Script.js';
+import { checkCount, countValue, LUA_CHECK_COUNT, LUA_COUNT_VALUE } from './countValue.js';
 import { luaRecallOp, recallOp } from './recallOp.js';
 
 // Shared by the semaphore and the semaphore with expiring permits: both keep Redisson's STRING count and channel.
-
-function assertKind(db: MemoryDb, key: string, expected: RedisType): void {
-  const kind = db.type(key);
-  if (kind !== 'none' && kind !== expected) throw new ScriptError(`${WRONGTYPE_REPLY} ${key} ${kind}`);
-}
-
-const CHECK_COUNT = `
-local kind = redis.call('type', KEYS[1])['ok']
-if kind ~= 'none' and kind ~= 'string' then
-  return redis.error_reply('${WRONGTYPE_REPLY} ' .. KEYS[1] .. ' ' .. kind)
-end`;
 
 /**
  * KEYS: count, channel, ops. ARGV: permits, op id, publish command.
@@ -23,7 +11,8 @@ end`;
  */
 export const trySetPermitsScript = defineScript<boolean>({
   name: 'semaphore.trySetPermits',
-  lua: `${CHECK_COUNT}
+  lua: `
+${LUA_CHECK_COUNT}
 ${luaRecallOp('KEYS[3]', 'ARGV[2]')}
 if kind ~= 'none' then
   return remember(0)
@@ -33,7 +22,7 @@ redis.call(ARGV[3], KEYS[2], ARGV[1])
 return remember(1)
 `,
   memory: (db, [count = '', channel = '', ops = ''], [permits = '', opId = '']) => {
-    assertKind(db, count, 'string');
+    checkCount(db, count);
     const op = recallOp(db, ops, opId);
     if (op.reply !== undefined) return op.reply;
     if (db.exists(count) === 1) return op.remember(0);
@@ -51,14 +40,15 @@ return remember(1)
  */
 export const addPermitsScript = defineScript<number>({
   name: 'semaphore.addPermits',
-  lua: `${CHECK_COUNT}
+  lua: `
+${LUA_CHECK_COUNT}
 ${luaRecallOp('KEYS[3]', 'ARGV[2]')}
 local value = redis.call('incrby', KEYS[1], ARGV[1])
 redis.call(ARGV[3], KEYS[2], value)
 return remember(value)
 `,
   memory: (db, [count = '', channel = '', ops = ''], [permits = '', opId = '']) => {
-    assertKind(db, count, 'string');
+    checkCount(db, count);
     const op = recallOp(db, ops, opId);
     if (op.reply !== undefined) return op.reply;
     const value = db.incrby(count, Number(permits));
@@ -71,12 +61,13 @@ return remember(value)
 /** KEYS: count. The available permits (0 when there is no count). Read-only. */
 export const availablePermitsScript = defineScript<number>({
   name: 'semaphore.availablePermits',
-  lua: `${CHECK_COUNT}
+  lua: `
+${LUA_CHECK_COUNT}
 ${LUA_COUNT_VALUE}
 return countValue(redis.call('get', KEYS[1])) or 0
 `,
   memory: (db, [count = '']) => {
-    assertKind(db, count, 'string');
+    checkCount(db, count);
     return countValue(db.get(count)) ?? 0;
   },
   parse: int,
@@ -89,12 +80,13 @@ return countValue(redis.call('get', KEYS[1])) or 0
  */
 export const deleteSemaphoreScript = defineScript<boolean>({
   name: 'semaphore.delete',
-  lua: `${CHECK_COUNT}
+  lua: `
+${LUA_CHECK_COUNT}
 return redis.call('del', unpack(KEYS)) > 0 and kind ~= 'none' and 1 or 0
 `,
   memory: (db, keys) => {
     const [count = ''] = keys;
-    assertKind(db, count, 'string');
+    checkCount(db, count);
     const existed = db.exists(count);
     db.del(...keys);
     return existed;
