@@ -388,6 +388,45 @@ describe('fairLock$ on a real redis-server', () => {
     listener.disconnect();
   });
 
+  it('keeps a Redisson waiter that took the lock and queued again at once in line until its own deadline', async () => {
+    const share = 1_000;
+    const settings = { fairLockWaiterTimeoutMs: share };
+    const admin = server.client();
+    const peer = new RedissonFairPeer(server.client(), share);
+    const javaField = 'b6f1f7ae-redisson-peer:1';
+    const lineLength = async (): Promise<number> => admin.llen(queueOf('rejoin'));
+    const holder = take(client(settings), 'rejoin');
+    await holder.granted;
+    const first = take(client(settings), 'rejoin');
+    expect(await eventually(async () => (await lineLength()) === 1)).toBe(true);
+    expect(await peer.tryLock('rejoin', javaField)).toBeGreaterThan(0);
+    const last = take(client(settings), 'rejoin');
+    expect(await eventually(async () => (await lineLength()) === 3)).toBe(true);
+    holder.release();
+    // rxlock's grant to the first waiter registers the Redisson waiter behind it.
+    await first.granted;
+    first.release();
+    expect(await eventually(async () => (await peer.tryLock('rejoin', javaField)) === null)).toBe(true);
+    // A Java thread that unlocks and locks again straight away: both scripts in one write, before the next rxlock attempt.
+    const [unlocked, queuedAgain] = await Promise.all([peer.unlock('rejoin', javaField), peer.tryLock('rejoin', javaField)]);
+    expect([unlocked, typeof queuedAgain]).toEqual([1, 'number']);
+    await last.granted;
+    const tail = take(client(settings), 'rejoin');
+    expect(await eventually(async () => (await lineLength()) === 2)).toBe(true);
+    // Charged with the grants of its previous wait, the Redisson waiter's deadline would be 2 shares before its score.
+    const score = Number(await admin.zscore(timeoutsOf('rejoin'), javaField));
+    const [seconds, micros] = await admin.time();
+    await sleep(score - 2 * share + 300 - (Number(seconds) * 1000 + Math.floor(Number(micros) / 1000)));
+    const singleTry = await firstValueFrom(client(settings).fairLock$('rejoin', { waitMs: 0 })).catch((e: unknown) => e);
+    expect(singleTry).toBeInstanceOf(LockTimeoutError);
+    expect(await admin.lrange(queueOf('rejoin'), 0, -1)).toContain(javaField);
+    last.release();
+    expect(await eventually(async () => (await peer.tryLock('rejoin', javaField)) === null)).toBe(true);
+    expect(await peer.unlock('rejoin', javaField)).toBe(1);
+    await tail.granted;
+    tail.release();
+  });
+
   it('passes over an rxlock waiter whose client died once its deadline passed', async () => {
     const settings = { fairLockWaiterTimeoutMs: 500 };
     const holder = take(client(settings), 'crash');

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { firstValueFrom, type Observable, type Subscription } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { LockLostError, LockTimeoutError, type PermitLease } from '../../src/index.js';
+import { LockLostError, LockTimeoutError, NotLockOwnerError, type PermitLease } from '../../src/index.js';
 import { describeStores } from '../support/fixtures.js';
 import { eventually, sleep } from '../support/leaks.js';
 import { sharedRedis } from '../support/sharedRedis.js';
@@ -58,6 +58,30 @@ describeStores('leasedSemaphore contract', (fixture) => {
     expect(performance.now() - acquiredAt).toBeLessThan(400 + 250);
     waiter.subscription.unsubscribe();
     await holderClient.leasedSemaphore('pool').delete();
+  });
+
+  it('reports release-failed (NotLockOwnerError) for a permit whose lease ran out before the release, and still returns it to the count', async () => {
+    const f = fixture();
+    const client = f.client();
+    const ends: unknown[] = [];
+    client.events$.subscribe((event) => {
+      if (event.kind === 'leasedSemaphore' && (event.type === 'released' || event.type === 'release-failed')) ends.push(event.type === 'release-failed' ? event.error : 'released');
+    });
+    const pool = client.leasedSemaphore('pool');
+    await pool.trySetPermits(1);
+    const holder = hold(pool.acquire$(1, { leaseMs: 100 }));
+    await holder.lease;
+    // The holder's event loop stalls past its lease (a long GC pause, synchronous work): the permit expires
+    // on the server before the local expiry timer could run, and nobody reclaims it meanwhile.
+    const stallUntil = performance.now() + 300;
+    while (performance.now() < stallUntil) {
+      // busy: the stall
+    }
+    holder.subscription.unsubscribe();
+    expect(await eventually(() => Promise.resolve(ends.length === 1))).toBe(true);
+    expect(ends[0]).toBeInstanceOf(NotLockOwnerError);
+    expect(await pool.availablePermits()).toBe(1);
+    await pool.delete();
   });
 
   it('keeps permits held without leaseMs past the watchdog timeout while subscribed, and gives them back on unsubscribe', async () => {

@@ -22,7 +22,10 @@ import { drawHandOffFirst, HANDED_OVER, LUA_DRAW_HAND_OFF_FIRST } from '../hande
  * count when its deadline was written (its epoch); its deadline is then the ZSET score minus one share per
  * grant since. Only the head's deadline is ever compared with the time, so that is the only one worked
  * out. A waiter the hash does not know (a Redisson waiter) is registered at the first grant after it
- * joined. Redisson clients read the scores as they are: a deadline there is never earlier than in this
+ * joined, by its epoch alone, so that the hash keeps one entry per waiter; its deadline is its score as it
+ * is, which is how Redisson reads it, as rxlock cannot tell whether a Redisson waiter took the lock with
+ * Redisson's script and queued again since (its entry would then charge it grants from its previous wait).
+ * Redisson clients read the scores as they are: a deadline there is never earlier than in this
  * accounting, so they never drop a waiter that rxlock still counts as alive.
  *
  * Cost: the scripts run on every acquisition, so they touch only what the path needs. A key of the wrong
@@ -60,9 +63,10 @@ local function clock()
   return now
 end
 
--- Shares a waiter's score is ahead of its deadline: the grants since its epoch (its details' first word).
+-- Shares a waiter's score is ahead of its deadline: the grants since its epoch (its details' first word),
+-- for an rxlock waiter's details; none for a Redisson waiter's (its epoch alone).
 local function lagOf(details, grants)
-  local epoch = details and tonumber(string.match(details, '^(%d+)'))
+  local epoch = details and tonumber(string.match(details, '^(%d+) '))
   if not epoch or not grants then return 0 end
   return math.max(0, tonumber(grants) - epoch)
 end
@@ -320,7 +324,7 @@ export class FairScriptRun {
   }
 
   lagOf(details: string | null, grants: string | null): number {
-    const epoch = details === null ? undefined : /^(\d+)/.exec(details)?.[1];
+    const epoch = details === null ? undefined : /^(\d+) /.exec(details)?.[1];
     if (epoch === undefined || grants === null) return 0;
     return Math.max(0, Number(grants) - Number(epoch));
   }
