@@ -127,6 +127,11 @@ export class HeldLease implements Lease, RenewEntry {
     return this.#state === 'held' && this.#spec.core.scheduler.now() < this.deadline;
   }
 
+  /** @internal Released or lost; unlike `held`, a renewal that is late does not count. */
+  get ended(): boolean {
+    return this.#state !== 'held';
+  }
+
   get signal(): AbortSignal {
     if (this.#controller === undefined) {
       this.#controller = new AbortController();
@@ -136,8 +141,9 @@ export class HeldLease implements Lease, RenewEntry {
   }
 
   /**
-   * Ends the lease and releases it. The Observable completes once Redis confirmed the release, and
-   * errors with `NotLockOwnerError` if the lock was no longer this owner's, or with the store's error.
+   * Ends the lease and releases it. The Observable completes once Redis confirmed the release (at once
+   * after the client's `close()`, which released it), and errors with `NotLockOwnerError` if the lock was
+   * no longer this owner's, or with the store's error.
    * Calling it again returns the same outcome without sending anything.
    */
   end(): Observable<void> {
@@ -227,7 +233,9 @@ export class HeldLease implements Lease, RenewEntry {
   #startRelease(): void {
     if (this.#outcome !== undefined) return;
     if (this.#state === 'lost') {
-      this.#outcome = new KnownOutcome(new NotLockOwnerError(this.name, this.owner));
+      // close() released it: a holder's own release during shutdown (a `finally`) has nothing left to report.
+      const closed = this.#abortReason instanceof LockLostError && this.#abortReason.reason === 'closed';
+      this.#outcome = new KnownOutcome(closed ? undefined : new NotLockOwnerError(this.name, this.owner));
       return;
     }
     // The release first, the bookkeeping after: the next holder gets the lock sooner.

@@ -6,12 +6,14 @@ import { LeaseView } from '../engine/LeaseView.js';
 import { startHold, type HoldSink } from '../engine/hold.js';
 import { checkLockCall, planLockHold, type LockOptions } from './lock/lock.js';
 import { withLock$ } from './withLock.js';
+import { callSite, describeValue } from '../util/describeValue.js';
 
 /** A lease held through the promise API. Release it, or let `await using` do it. */
 export interface LockHandle extends Lease {
   /**
-   * Releases the lock and resolves once Redis confirmed it. Rejects with `NotLockOwnerError` if the lock
-   * was no longer held (expired, force-unlocked, lost). Calling it again returns the same outcome.
+   * Releases the lock and resolves once Redis confirmed it (at once after the client's `close()`, which
+   * released it). Rejects with `NotLockOwnerError` if the lock was no longer held (expired, force-unlocked,
+   * lost). Calling it again returns the same outcome.
    */
   release(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
@@ -24,8 +26,11 @@ export interface LockHandle extends Lease {
  * aborts: `fn` keeps running unless it honours the signal, as promises cannot be cancelled.
  */
 export function withLock<T>(core: ClientCore, name: string, fn: (lease: Lease) => Promise<T> | T, options?: LockOptions): Promise<T> {
+  if (typeof fn !== 'function') {
+    return Promise.reject(new TypeError(`rxlock: ${callSite('withLock', name)}: fn must be a function, got ${describeValue(fn)}`));
+  }
   return lastValueFrom(
-    withLock$<T>(core, name, (lease) => Promise.resolve().then(() => fn(lease)), options),
+    withLock$<T>(core, name, (lease) => Promise.resolve().then(() => fn(lease)), options, 'withLock'),
     { defaultValue: undefined as T },
   );
 }

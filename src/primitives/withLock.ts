@@ -49,15 +49,24 @@ export function scoped$<T>(
   });
 }
 
-/** `withLock$` as the client exposes it. Nested acquisitions of `name` inside `work` re-enter. */
-export function withLock$<T>(core: ClientCore, name: string, work: (lease: Lease) => ObservableInput<T>, options?: LockOptions): Observable<T> {
+/**
+ * `withLock$` as the client exposes it. Nested acquisitions of `name` inside `work` re-enter. `api`: the
+ * method that bad input is reported against (`withLock` wraps its callback in this).
+ */
+export function withLock$<T>(
+  core: ClientCore,
+  name: string,
+  work: (lease: Lease) => ObservableInput<T>,
+  options?: LockOptions,
+  api: 'withLock$' | 'withLock' = 'withLock$',
+): Observable<T> {
   return defer(() => {
-    const where = callSite('withLock$', name);
+    const where = callSite(api, name);
     checkLockOptions(where, name, options);
     if (typeof work !== 'function') throw new TypeError(`rxlock: ${where}: work must be a function, got ${typeof work}`);
     const fullName = core.keyPrefix + name;
     const chosen = chooseOwner(core, fullName, options?.owner);
     const shared = { owner: chosen.owner, shared: true };
-    return scoped$(lockHold$(core, name, options, shared), work, (_lease, run) => runAsOwner(core, fullName, shared.owner, run));
+    return scoped$(lockHold$(core, name, options, shared), work, (lease, run) => runAsOwner(core, fullName, shared.owner, lease, run));
   });
 }

@@ -65,7 +65,7 @@ describeStores('leasedSemaphore contract', (fixture) => {
     const client = f.client();
     const ends: unknown[] = [];
     client.events$.subscribe((event) => {
-      if (event.kind === 'leasedSemaphore' && (event.type === 'released' || event.type === 'release-failed')) ends.push(event.type === 'release-failed' ? event.error : 'released');
+      if (event.type === 'released' || event.type === 'release-failed') ends.push(event.type === 'release-failed' ? event.error : 'released');
     });
     const pool = client.leasedSemaphore('pool');
     await pool.trySetPermits(1);

@@ -93,6 +93,49 @@ describeStores('promise API contract', (fixture) => {
     expect(overlaps).toBe(0);
   });
 
+  it('tasks a withLock callback started that run on after its hold ended acquire anew, and exclude each other', async () => {
+    const f = fixture();
+    const client = f.client();
+    let inside = 0;
+    let overlaps = 0;
+    const critical = (): Promise<number> =>
+      client.withLock('spawned', async () => {
+        if (++inside > 1) overlaps++;
+        await sleep(30);
+        inside--;
+        return client.holdCount('spawned');
+      });
+    let spawned: Promise<number[]> = Promise.resolve([]);
+    await client.withLock('spawned', () => {
+      spawned = sleep(20).then(() => Promise.all([critical(), critical()]));
+    });
+    expect(await spawned).toEqual([1, 1]);
+    expect(overlaps).toBe(0);
+  });
+
+  it('refuses a withLock callback that is not a function with a TypeError naming withLock, sending nothing', async () => {
+    const f = fixture();
+    const client = f.client();
+    const before = f.commands();
+    const refused = await client.withLock('not-fn', 'work' as never).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(TypeError);
+    expect((refused as TypeError).message).toContain('withLock("not-fn"): fn must be a function');
+    const badOptions = await client.withLock('not-fn', () => 1, { waitMs: -1 }).catch((e: unknown) => e);
+    expect(badOptions).toBeInstanceOf(RangeError);
+    expect((badOptions as RangeError).message).toContain('withLock("not-fn")');
+    expect(f.commands()).toBe(before);
+    expect(await f.keys()).toEqual([]);
+  });
+
+  it('a handle released after close() (which released it) resolves', async () => {
+    const f = fixture();
+    const client = f.client();
+    const handle = await client.acquire('closing');
+    await client.close();
+    await expect(handle.release()).resolves.toBeUndefined();
+    expect(await f.keys()).toEqual([]);
+  });
+
   it('rejects an explicit release of a lock that is no longer held with NotLockOwnerError', async () => {
     const f = fixture();
     const client = f.client();
