@@ -20,6 +20,7 @@ export type { LeasedSemaphore, LeasedAcquireOptions } from './primitives/leasedS
 export { MAX_LEASED_PERMITS } from './primitives/leasedSemaphore/leasedSemaphore.js';
 export type { PermitLease } from './primitives/leasedSemaphore/PermitLease.js';
 export type { CountDownLatch, LatchAwaitOptions } from './primitives/latch/latch.js';
+export { withLease$ } from './primitives/withLease.js';
 
 // Events
 export type { LockEvent, LockEventType, LockKind } from './engine/events.js';

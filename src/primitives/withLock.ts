@@ -13,18 +13,20 @@ import { callSite } from '../util/describeValue.js';
  * - on an error from the work the lock is released first, then the error propagates;
  * - on unsubscription the work is torn down before the lock is released;
  * - if the lock is lost the work is torn down and the result errors with `LockLostError`.
- * A failed release never replaces the work's outcome; it is reported on `events$`.
+ * A failed release never replaces the work's outcome; it is reported on `events$`. `end` releases a lease
+ * and completes once Redis confirmed it.
  */
-export function scoped$<T>(
-  hold: Observable<HeldLease>,
-  work: (lease: HeldLease) => ObservableInput<T>,
-  context: (lease: HeldLease, run: () => void) => void,
+export function scoped$<L, T>(
+  hold: Observable<L>,
+  work: (lease: L) => ObservableInput<T>,
+  context: (lease: L, run: () => void) => void,
+  end: (lease: L) => Observable<void>,
 ): Observable<T> {
   return new Observable<T>((subscriber) => {
     let workSubscription: Subscription | undefined;
     let holdSubscription: Subscription | undefined;
-    const settle = (lease: HeldLease, notify: () => void): void => {
-      lease.end().subscribe({ complete: notify, error: notify });
+    const settle = (lease: L, notify: () => void): void => {
+      end(lease).subscribe({ complete: notify, error: notify });
     };
     holdSubscription = hold.subscribe({
       next: (lease) => {
@@ -67,6 +69,10 @@ export function withLock$<T>(
     const fullName = core.keyPrefix + name;
     const chosen = chooseOwner(core, fullName, options?.owner);
     const shared = { owner: chosen.owner, shared: true };
-    return scoped$(lockHold$(core, name, options, shared), work, (lease, run) => runAsOwner(core, fullName, shared.owner, lease, run));
+    return scoped$(lockHold$(core, name, options, shared), work, (lease, run) => runAsOwner(core, fullName, shared.owner, lease, run), endHeld);
   });
+}
+
+function endHeld(lease: HeldLease): Observable<void> {
+  return lease.end();
 }

@@ -1,6 +1,7 @@
 import type { HeldLease } from '../../engine/HeldLease.js';
 import type { Lease } from '../../engine/Lease.js';
 import { LeaseView } from '../../engine/LeaseView.js';
+import { madeOf } from '../../engine/leaseParts.js';
 
 /** Permits held from a `leasedSemaphore`: a lease whose permits each have an id. */
 export interface PermitLease extends Lease {
@@ -21,6 +22,7 @@ class HeldPermits extends LeaseView implements PermitLease {
     super();
     this.permitIds = permitIds;
     this.#lease = lease;
+    madeOf(this, [lease]);
   }
 
   protected get lease(): HeldLease {

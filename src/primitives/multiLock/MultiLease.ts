@@ -1,5 +1,6 @@
 import type { HeldLease } from '../../engine/HeldLease.js';
 import type { Lease } from '../../engine/Lease.js';
+import { madeOf } from '../../engine/leaseParts.js';
 
 /** A held multi-lock: every member lock at once. */
 export interface MultiLease extends Lease {
@@ -25,6 +26,7 @@ export class HeldMultiLease implements MultiLease {
     this.name = members.map((member) => member.name).join(',');
     this.owner = owner;
     this.acquiredAt = acquiredAt;
+    madeOf(this, members);
   }
 
   get deadline(): number {
