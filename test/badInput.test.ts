@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { firstValueFrom, isObservable, type Observable } from 'rxjs';
+import { asyncScheduler, firstValueFrom, isObservable, type Observable } from 'rxjs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   ClientClosedError,
@@ -12,6 +12,7 @@ import {
   type LockOptions,
   type RedisLike,
 } from '../src/index.js';
+import { createMemoryStore, MemoryStore, type MemoryStoreOptions } from '../src/testing.js';
 import { eventually } from './support/leaks.js';
 import { freePort } from './support/redisServer.js';
 import { redisServerForSuite } from './support/suiteRedis.js';
@@ -161,6 +162,38 @@ const cases: readonly BadCase[] = [
     call: (client) => client.forceUnlock('not-a-lock'),
     error: LockKeyTypeError,
     mentions: ['"not-a-lock"', 'holds a string'],
+    sendsScript: true,
+  },
+  {
+    input: '`forceUnlock` of another application’s hash (values that are no hold counts)',
+    setup: (admin) => admin.hset('user:42', 'name', 'Ann', 'email', 'a@b'),
+    call: (client) => client.forceUnlock('user:42'),
+    error: LockKeyTypeError,
+    mentions: ['key "user:42" of "user:42"', 'holds a hash that is not a lock'],
+    sendsScript: true,
+  },
+  {
+    input: 'the lock key is another application’s hash without a TTL',
+    setup: (admin) => admin.hset('user:43', 'name', 'Bob'),
+    call: lock('user:43'),
+    error: LockKeyTypeError,
+    mentions: ['"user:43"', 'holds a hash that is not a lock'],
+    sendsScript: true,
+  },
+  {
+    input: 'a semaphore’s count is a string but not an integer',
+    setup: (admin) => admin.set('cached', '{"a":1}'),
+    call: (client) => client.semaphore('cached').addPermits(1),
+    error: LockKeyTypeError,
+    mentions: ['key "cached" of "cached"', 'holds a string that is not an integer'],
+    sendsScript: true,
+  },
+  {
+    input: 'a latch’s count is a string but not an integer',
+    setup: (admin) => admin.set('cached-gate', '{"a":1}'),
+    call: (client) => client.latch('cached-gate').await$(),
+    error: LockKeyTypeError,
+    mentions: ['"cached-gate"', 'holds a string that is not an integer'],
     sendsScript: true,
   },
   {
@@ -391,6 +424,47 @@ describe('bad input: a typed error naming what was wrong, nothing written to Red
     await stillUsable();
   });
 
+  it('a leaseMs the drift allowance would eat half of: RangeError naming the lock, the work not run, nothing sent', async () => {
+    const counting = countingRedis(server.client());
+    const drifty = createLockClient({ redis: counting.redis, driftMs: 100 });
+    let ran = false;
+    const work = (): string => {
+      ran = true;
+      return 'ran';
+    };
+    const short = { leaseMs: 99 };
+    const calls: [Call, string][] = [
+      [(c) => c.lock$('d', short), 'lock$("d")'],
+      [(c) => c.withLock('d', work, short), 'withLock("d")'],
+      [(c) => c.withLock$('d', work, short), 'withLock$("d")'],
+      [(c) => c.acquire('d', short), 'acquire("d")'],
+      [(c) => c.fairLock$('d', short), 'fairLock$("d")'],
+      [(c) => c.readLock$('d', short), 'readLock$("d")'],
+      [(c) => c.writeLock$('d', short), 'writeLock$("d")'],
+      [(c) => c.multiLock$(['d', 'e'], short), 'multiLock$("d,e")'],
+      [(c) => c.multiLock$(['d'], short), 'multiLock$("d")'],
+      [(c) => c.leasedSemaphore('d').acquire$(1, short), 'leasedSemaphore("d").acquire$'],
+      // Exactly half: 103 ms of drift on a 206 ms lease.
+      [(c) => c.lock$('d', { leaseMs: 206 }), '"leaseMs" (206)'],
+    ];
+    const before = await digest();
+    for (const [call, where] of calls) {
+      const error = await failureOf(call, drifty);
+      expect(error).toBeInstanceOf(RangeError);
+      expect(error.message).toContain(where);
+      expect(error.message).toMatch(
+        /option "leaseMs" \(\d+\) is too short for the client's drift allowance: "driftMs" \(100\) and "driftFactor" \(0\.01\) allow \d+ ms of drift/,
+      );
+    }
+    expect(ran).toBe(false);
+    expect(counting.scripts()).toBe(0);
+    expect(await digest()).toBe(before);
+    // Over twice the allowance (103 ms of drift on 210 ms) is accepted.
+    expect(await drifty.withLock('d', work, { leaseMs: 210 })).toBe('ran');
+    console.info(`bad input | leaseMs at most twice the drift allowance | RangeError | ${(await failureOf(calls[0]![0], drifty)).message}`);
+    await drifty.close();
+  });
+
   it('bad client options throw at once from createLockClient, naming the option', () => {
     const redis = server.client();
     expect(() => createLockClient({ redis, watchdogTimeoutMs: -5 })).toThrow(RangeError);
@@ -408,5 +482,42 @@ describe('bad input: a typed error naming what was wrong, nothing written to Red
     expect(() => createLockClient({ redis, driftMs: 40_000 })).toThrow(/"driftMs" \(40000\).*40300 ms of drift on a 30000 ms lease/);
     expect(() => createLockClient({ redis, watchdogTimeoutMs: 100, driftMs: 50 })).toThrow(/under half of it/);
     redis.disconnect();
+  });
+});
+
+describe('bad input: createMemoryStore options (rxlock/testing), checked as createLockClient checks its own', () => {
+  const cases: readonly { options: unknown; error: typeof TypeError | typeof RangeError; message: string }[] = [
+    { options: { latency: 5 }, error: TypeError, message: 'rxlock: createMemoryStore: unknown option "latency" (known: scheduler, latencyMs)' },
+    {
+      options: { latencyMs: -5 },
+      error: RangeError,
+      message: 'rxlock: createMemoryStore: option "latencyMs" must be a non-negative integer (ms, at most 2147483647), got -5',
+    },
+    { options: { latencyMs: NaN }, error: RangeError, message: 'option "latencyMs" must be a non-negative integer (ms, at most 2147483647), got NaN' },
+    { options: { latencyMs: 1.5 }, error: RangeError, message: 'option "latencyMs" must be a non-negative integer (ms, at most 2147483647), got 1.5' },
+    {
+      options: { latencyMs: Infinity },
+      error: RangeError,
+      message: 'option "latencyMs" must be a non-negative integer (ms, at most 2147483647), got Infinity',
+    },
+    { options: { latencyMs: '5' }, error: TypeError, message: 'option "latencyMs" must be a number of milliseconds, got "5"' },
+    { options: { scheduler: {} }, error: TypeError, message: 'rxlock: createMemoryStore: option "scheduler" must be an RxJS SchedulerLike, got an object' },
+    { options: { scheduler: null }, error: TypeError, message: 'option "scheduler" must be an RxJS SchedulerLike, got null' },
+    { options: 5, error: TypeError, message: 'rxlock: createMemoryStore: options must be an object, got 5' },
+    { options: null, error: TypeError, message: 'rxlock: createMemoryStore: options must be an object, got null' },
+  ];
+  for (const { options, error, message } of cases) {
+    it(`createMemoryStore(${JSON.stringify(options, (_, value: unknown) => (Number.isNaN(value) || value === Infinity ? String(value) : value))})`, () => {
+      expect(() => createMemoryStore(options as MemoryStoreOptions)).toThrow(error);
+      expect(() => createMemoryStore(options as MemoryStoreOptions)).toThrow(message);
+      expect(() => new MemoryStore(options as MemoryStoreOptions)).toThrow(message);
+    });
+  }
+
+  it('accepts what the README shows, and no options at all', () => {
+    expect(createMemoryStore().latencyMs).toBe(0);
+    expect(createMemoryStore({}).latencyMs).toBe(0);
+    expect(createMemoryStore({ scheduler: asyncScheduler, latencyMs: 1 }).latencyMs).toBe(1);
+    expect(createMemoryStore({ scheduler: undefined, latencyMs: undefined }).latencyMs).toBe(0);
   });
 });

@@ -40,7 +40,7 @@ export function acquire(core: ClientCore, name: string, options: LockOptions = {
   return new Promise<LockHandle>((resolve, reject) => {
     const { signal } = options;
     try {
-      checkLockCall('acquire', name, options);
+      checkLockCall('acquire', name, options, core.settings);
       signal?.throwIfAborted();
     } catch (error) {
       reject(error);

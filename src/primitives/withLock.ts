@@ -2,7 +2,7 @@ import { defer, from, Observable, type ObservableInput, type Subscription } from
 import type { ClientCore } from '../engine/ClientCore.js';
 import type { HeldLease } from '../engine/HeldLease.js';
 import type { Lease } from '../engine/Lease.js';
-import { checkLockOptions, chooseOwner, lockHold$, type LockOptions } from './lock/lock.js';
+import { checkLockOptions, chooseOwner, LOCK_OPTION_KEYS, lockHold$, type LockOptions } from './lock/lock.js';
 import { runAsOwner } from './reentrancy.js';
 import { callSite } from '../util/describeValue.js';
 
@@ -64,7 +64,7 @@ export function withLock$<T>(
 ): Observable<T> {
   return defer(() => {
     const where = callSite(api, name);
-    checkLockOptions(where, name, options);
+    checkLockOptions(where, name, options, LOCK_OPTION_KEYS, core.settings);
     if (typeof work !== 'function') throw new TypeError(`rxlock: ${where}: work must be a function, got ${typeof work}`);
     const fullName = core.keyPrefix + name;
     const chosen = chooseOwner(core, fullName, options?.owner);

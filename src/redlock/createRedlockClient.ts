@@ -1,4 +1,4 @@
-import { defer, type Observable, type ObservableInput } from 'rxjs';
+import { defer, from, switchMap, type Observable, type ObservableInput } from 'rxjs';
 import { createLockClient } from '../client/createLockClient.js';
 import type { LockEvent } from '../engine/events.js';
 import type { Lease } from '../engine/Lease.js';
@@ -8,6 +8,7 @@ import type { RedisLike } from '../store/redis/RedisLike.js';
 import { assertRedisClient } from '../store/redis/assertRedisClient.js';
 import { callSite, describeValue } from '../util/describeValue.js';
 import { assertDuration, assertOptions } from '../util/validate.js';
+import { DistinctMasters } from './distinctMasters.js';
 import { quorumOf } from './quorum.js';
 import { REDLOCK_OPTION_KEYS, type RedlockClientOptions } from './RedlockClientOptions.js';
 import { redlockStore } from './redlockStore.js';
@@ -63,6 +64,15 @@ export function createRedlockClient(instances: readonly RedisLike[], options: Re
   // No hand-off reservations: each instance would reserve the lock for its own longest waiter, and waiters
   // that queued in different orders on different instances would split the vote.
   const client = createLockClient({ ...common, handoffMs: 0, store });
+  const masters = new DistinctMasters(instances, { totalMs: commandTimeoutMs, straggleMs: instanceTimeoutMs });
+  let closed = false;
+  // Once closed, the lock client's ClientClosedError comes first, and nothing is sent.
+  const distinct = (method: string, name: string): Promise<void> | undefined => (closed ? undefined : masters.check(method, name));
+  /** Runs `call` once the masters are known to be distinct servers (at once after the first use). */
+  const checked$ = <T>(method: string, name: string, call: () => Observable<T>): Observable<T> => {
+    const pending = distinct(method, name);
+    return pending === undefined ? call() : from(pending).pipe(switchMap(call));
+  };
   return {
     clientId: client.clientId,
     quorum: quorumOf(instances.length),
@@ -70,22 +80,27 @@ export function createRedlockClient(instances: readonly RedisLike[], options: Re
     lock$: (name, lockOptions) =>
       defer(() => {
         refuseFencing('lock$', name, lockOptions);
-        return client.lock$(name, lockOptions);
+        return checked$('lock$', name, () => client.lock$(name, lockOptions));
       }),
     withLock$: (name, work, lockOptions) =>
       defer(() => {
         refuseFencing('withLock$', name, lockOptions);
-        return client.withLock$(name, work, lockOptions);
+        return checked$('withLock$', name, () => client.withLock$(name, work, lockOptions));
       }),
     withLock: async (name, fn, lockOptions) => {
       refuseFencing('withLock', name, lockOptions);
+      await distinct('withLock', name);
       return client.withLock(name, fn, lockOptions);
     },
     acquire: async (name, lockOptions) => {
       refuseFencing('acquire', name, lockOptions);
+      await distinct('acquire', name);
       return client.acquire(name, lockOptions);
     },
-    close: () => client.close(),
+    close: () => {
+      closed = true;
+      return client.close();
+    },
   };
 }
 

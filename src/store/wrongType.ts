@@ -29,6 +29,18 @@ export function checkedCall<T>(db: MemoryDb, key: string, command: () => T): T {
   }
 }
 
+/**
+ * Type words a script names (`RXLOCK_WRONGTYPE <key> <word>`) for a key of the Redis type it expects whose value is
+ * not what rxlock keeps there, and how errors say them. Longer than any Redis type name (a module's has 9
+ * characters), so they never stand for a real type.
+ */
+export const FOREIGN_HASH = 'hash-not-a-lock';
+export const FOREIGN_STRING = 'string-not-an-integer';
+const DESCRIBED: ReadonlyMap<string, string> = new Map([
+  [FOREIGN_HASH, 'hash that is not a lock'],
+  [FOREIGN_STRING, 'string that is not an integer'],
+]);
+
 /** What Redis appends to an error a script raised with `error()`. */
 const SCRIPT_SUFFIX = / script: [0-9a-f]{40}, on @user_script:\d+\.$/;
 
@@ -44,5 +56,6 @@ export function wrongTypeDetail(reply: string): string {
 export function wrongTypeOf(detail: string, lockName: string): { key: string; type: string } {
   const at = detail.lastIndexOf(' ');
   if (at <= 0) return { key: lockName, type: 'value of another type' };
-  return { key: detail.slice(0, at), type: detail.slice(at + 1) };
+  const type = detail.slice(at + 1);
+  return { key: detail.slice(0, at), type: DESCRIBED.get(type) ?? type };
 }

@@ -44,15 +44,50 @@ describe('rxlock: connecting, and help on every command', { timeout: CLI_TEST_TI
     expect(inUrl.stderr).not.toContain('s3cret');
   });
 
+  it('a database the server does not have is a connection error: nothing is read or done in database 0 instead', async () => {
+    const port = server.port;
+    const admin = server.client({ password: 's3cret' });
+    await admin.hset('doomed', 'app:1', '1');
+    await admin.pexpire('doomed', 60_000);
+    const url = `redis://:s3cret@127.0.0.1:${port}/99`;
+    const [ls, unlock, viaQuery] = await Promise.all([
+      rxlock(['ls', '--url', url]),
+      rxlock(['unlock', '--force', 'doomed', '--yes', '--url', url]),
+      rxlock(['ls', '--url', `redis://:s3cret@127.0.0.1:${port}?db=99`]),
+    ]);
+    for (const result of [ls, unlock]) {
+      expect(result).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: `rxlock: cannot use database 99 of Redis at redis://127.0.0.1:${port}/99: ERR DB index is out of range (check the /db of --url or REDIS_URL)\n`,
+      });
+    }
+    expect(viaQuery).toMatchObject({ code: 1, stdout: '' });
+    expect(viaQuery.stderr).toContain('cannot use database 99 of Redis');
+    expect(await admin.hgetall('doomed')).toEqual({ 'app:1': '1' });
+    // A database the server has is used, not database 0.
+    const db3 = server.client({ password: 's3cret', db: 3 });
+    await db3.hset('in-db-3', 'app:3', '1');
+    const listed = await rxlock(['ls', '--json', '--url', `redis://:s3cret@127.0.0.1:${port}/3`]);
+    expect(JSON.parse(listed.stdout)).toMatchObject([{ name: 'in-db-3', holders: [{ id: 'app:3', holds: 1 }] }]);
+    db3.disconnect();
+    admin.disconnect();
+  });
+
   it('rejects a bad URL or seed list as bad usage (exit code 2)', async () => {
-    const [notUrl, notRedis, badSeed, unknown] = await Promise.all([
+    const [notUrl, notRedis, badDb, badSeed, unknown] = await Promise.all([
       rxlock(['ls', '--url', 'localhost']),
       rxlock(['ls', '--url', 'http://localhost:6379']),
+      rxlock(['ls', '--url', `redis://127.0.0.1:${server.port}/orders`]),
       rxlock(['ls', '--cluster', 'localhost']),
       rxlock(['frobnicate']),
     ]);
     expect(notUrl).toMatchObject({ code: 2, stderr: 'rxlock: --url: "localhost" is not a URL; expected redis://host:port or rediss://host:port\n' });
     expect(notRedis).toMatchObject({ code: 2, stderr: 'rxlock: --url: "http://localhost:6379" must start with redis:// or rediss://\n' });
+    expect(badDb).toMatchObject({
+      code: 2,
+      stderr: `rxlock: --url: "redis://127.0.0.1:${server.port}/orders" names database "orders"; expected a number, as in redis://host:port/0\n`,
+    });
     expect(badSeed).toMatchObject({ code: 2, stderr: 'rxlock: --cluster: "localhost" is not host:port\n' });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown command 'frobnicate'");

@@ -1,12 +1,12 @@
 import type { Redis } from 'ioredis';
 import { lastValueFrom } from 'rxjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fairLockForceUnlockScript } from '../../src/cli/unlock/fairLockForceUnlockScript.js';
+import { fairLockForceUnlockScript } from '../../src/primitives/fairLock/forceUnlockScript.js';
 import { fairLockKeys } from '../../src/primitives/fairLock/fairLockKeys.js';
 import { fairArgv } from '../../src/primitives/fairLock/fairQueue.js';
 import { latchOpenScript } from '../../src/cli/unlock/latchOpenScript.js';
 import { leasedSemaphoreRevokeScript } from '../../src/cli/unlock/leasedSemaphoreRevokeScript.js';
-import { readWriteLockForceUnlockScript } from '../../src/cli/unlock/readWriteLockForceUnlockScript.js';
+import { readWriteLockForceUnlockScript } from '../../src/primitives/readWriteLock/forceUnlockScript.js';
 import { monotonicScheduler, redisStore, type Script } from '../../src/index.js';
 import type { MemoryDb } from '../../src/testing.js';
 import { createMemoryStore } from '../../src/testing.js';
@@ -121,7 +121,7 @@ describe('unlock --force scripts: the Lua and its memory twin do the same', () =
     expect(outcome).toEqual({ error: 'fair string', keys: { fair: 'x' } });
   });
 
-  const rwKeys = ['rw', 'redisson_rwlock:{rw}', 'rxlock_holds:{rw}'];
+  const rwKeys = ['rw', 'redisson_rwlock:{rw}', 'rxlock_holds:{rw}', 'redisson_lock_queue:{rw}', 'redisson_lock_timeout:{rw}'];
 
   it('read-write lock: deletes a read lock with every reader’s timeout keys', async () => {
     const outcome = await both(
@@ -147,7 +147,7 @@ describe('unlock --force scripts: the Lua and its memory twin do the same', () =
     expect(outcome).toEqual({ reply: true, keys: { unrelated: '1' } });
   });
 
-  it('read-write lock: deletes a write lock; a hash without mode is another primitive’s and stays', async () => {
+  it('read-write lock: deletes a write lock; a hash without mode is a plain lock, left to its own script', async () => {
     const write = await both(
       {
         memory: (db) => (db.hset('rw', 'mode', 'write'), db.hset('rw', 'a:1:write', '1'), undefined),
@@ -164,7 +164,7 @@ describe('unlock --force scripts: the Lua and its memory twin do the same', () =
       rwKeys,
       ['publish', '{rw}'],
     );
-    expect(plain).toEqual({ error: 'rw hash', keys: { rw: { 'a:1': '1' } } });
+    expect(plain).toEqual({ reply: 'lock', keys: { rw: { 'a:1': '1' } } });
     const none = await both({ memory: () => undefined, redis: () => Promise.resolve() }, readWriteLockForceUnlockScript, rwKeys, ['publish', '{rw}']);
     expect(none).toEqual({ reply: false, keys: {} });
   });

@@ -192,6 +192,23 @@ describeStores('fairLock$ contract', (fixture) => {
     fair.release();
   });
 
+  it('forceUnlock deletes a held fair lock and wakes the head of the line at once', async () => {
+    const f = fixture();
+    const holder = take(f.client({ watchdogTimeoutMs: 30_000 }), 'forced-fair');
+    await holder.granted;
+    // A long waiter timeout: the head would otherwise poll for the lock by itself within a third of it.
+    const waiter = take(f.client({ fairLockWaiterTimeoutMs: 60_000 }), 'forced-fair');
+    expect(await eventually(async () => (await f.lrange(queueOf('forced-fair'))).length === 1)).toBe(true);
+    await sleep(50);
+    const forcedAt = performance.now();
+    expect(await f.client().forceUnlock('forced-fair')).toBe(true);
+    await waiter.granted;
+    expect(performance.now() - forcedAt).toBeLessThan(2_000);
+    expect(await f.lrange(queueOf('forced-fair'))).toEqual([]);
+    waiter.release();
+    holder.release();
+  });
+
   it('refuses a key of another type with LockKeyTypeError naming it, and leaves it untouched', async () => {
     const f = fixture();
     await f.setString(queueOf('typed'), 'payload');

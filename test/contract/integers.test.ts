@@ -1,6 +1,6 @@
 import { firstValueFrom } from 'rxjs';
 import { expect, it } from 'vitest';
-import { LockTimeoutError } from '../../src/index.js';
+import { LockKeyTypeError } from '../../src/index.js';
 import { addPermitsScript } from '../../src/primitives/semaphore/adminScripts.js';
 import { semaphoreKeys } from '../../src/primitives/semaphore/semaphoreKeys.js';
 import { describeStores } from '../support/fixtures.js';
@@ -19,22 +19,26 @@ describeStores('counts as Redis keeps them', (fixture) => {
     await f.setString('edge', '9223372036854775800');
     await expect(addTo('edge', 100, 'op-2')).rejects.toThrow(/overflow/);
     await f.setString('padded', '007');
-    await expect(addTo('padded', 1, 'op-3')).rejects.toThrow(/not an integer/);
+    await expect(addTo('padded', 1, 'op-3')).rejects.toMatchObject({ code: 'wrongtype', message: 'padded string-not-an-integer' });
     expect([await f.get('edge'), await f.get('padded')]).toEqual(['9223372036854775800', '007']);
     await f.flush();
   });
 
-  it('reads a count that is not an integer in digits as no count, and a hold count that is not a number as 0', async () => {
+  it('refuses a count that is not an integer in digits, and reads a hold count that is not a number as 0', async () => {
     const f = fixture();
     const client = f.client({ clientId: 'c1' });
     await f.setString('half', '2.5');
-    expect([
-      await client.semaphore('half').availablePermits(),
-      await client.leasedSemaphore('half').availablePermits(),
-      await client.latch('half').getCount(),
-    ]).toEqual([0, 0, 0]);
-    await expect(firstValueFrom(client.semaphore('half').acquire$(1, { waitMs: 0 }))).rejects.toBeInstanceOf(LockTimeoutError);
-    await expect(firstValueFrom(client.leasedSemaphore('half').acquire$(1, { waitMs: 0 }))).rejects.toBeInstanceOf(LockTimeoutError);
+    for (const refused of [
+      client.semaphore('half').availablePermits(),
+      client.leasedSemaphore('half').availablePermits(),
+      client.latch('half').getCount(),
+      firstValueFrom(client.semaphore('half').acquire$(1, { waitMs: 0 })),
+      firstValueFrom(client.leasedSemaphore('half').acquire$(1, { waitMs: 0 })),
+    ]) {
+      const error = await refused.catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(LockKeyTypeError);
+      expect((error as LockKeyTypeError).actualType).toBe('string that is not an integer');
+    }
     expect(await f.get('half')).toBe('2.5');
     await f.setHash('held', 'c1:o1', 'x', 30_000);
     expect([await client.isLocked('held'), await client.holdCount('held', 'o1')]).toEqual([true, 0]);

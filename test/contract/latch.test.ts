@@ -114,6 +114,20 @@ describeStores('latch contract', (fixture) => {
     expect(await f.hget('h', 'x')).toBe('1');
     await f.flush();
   });
+
+  it('refuses a count that is a string but not an integer (cached JSON) with LockKeyTypeError: the latch is not open', async () => {
+    const f = fixture();
+    const client = f.client();
+    await f.setString('cached', '{"a":1}');
+    const gate = client.latch('cached');
+    for (const refused of [firstValueFrom(gate.await$()), gate.countDown(), gate.trySetCount(1), gate.getCount(), gate.delete()]) {
+      const error = await refused.catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(LockKeyTypeError);
+      expect([(error as LockKeyTypeError).key, (error as LockKeyTypeError).actualType]).toEqual(['cached', 'string that is not an integer']);
+    }
+    expect([await f.get('cached'), await f.keys()]).toEqual(['{"a":1}', ['cached']]);
+    await f.flush();
+  });
 });
 
 describe('latch with Redisson’s RCountDownLatch scripts on the same Redis', () => {

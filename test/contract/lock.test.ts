@@ -104,6 +104,23 @@ describeStores('lock$ contract', (fixture) => {
     await f.flush();
   });
 
+  it('refuses another application’s hash (a value that is no hold count) in forceUnlock, and in lock$ when it has no TTL', async () => {
+    const f = fixture();
+    const client = f.client();
+    await f.setHash('user:42', 'name', 'Ann');
+    await f.setHash('user:42', 'email', 'a@b');
+    for (const refused of [client.forceUnlock('user:42'), firstValueFrom(client.lock$('user:42', { waitMs: 2_000 })), client.acquire('user:42')]) {
+      const error = await refused.catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(LockKeyTypeError);
+      expect([(error as LockKeyTypeError).key, (error as LockKeyTypeError).actualType]).toEqual(['user:42', 'hash that is not a lock']);
+      expect((error as Error).message).toBe(
+        'rxlock: key "user:42" of "user:42" holds a hash that is not a lock, not what this primitive stores; left untouched',
+      );
+    }
+    expect([await f.hgetall('user:42'), await f.pttl('user:42'), await f.keys()]).toEqual([{ name: 'Ann', email: 'a@b' }, -1, ['user:42']]);
+    await f.flush();
+  });
+
   it('names a waiters key of another type to whoever would wait, and still releases the lock over it', async () => {
     const f = fixture();
     const [holder, other] = [f.client(), f.client()];

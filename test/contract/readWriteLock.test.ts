@@ -184,6 +184,26 @@ describeStores('readLock$ / writeLock$ contract', (fixture) => {
     expect(await eventually(async () => (await f.keys()).length === 0)).toBe(true);
   });
 
+  it('forceUnlock deletes a read lock with its readers’ timeout keys and wakes a waiting writer at once', async () => {
+    const f = fixture();
+    const [holder, writer, admin] = [f.client({ watchdogTimeoutMs: 30_000 }), f.client(), f.client()];
+    const read = hold(holder.readLock$('forced-rw'));
+    await read.lease;
+    expect((await f.keys()).filter((key) => key.includes(':rwlock_timeout:'))).toHaveLength(1);
+    const write = hold(writer.writeLock$('forced-rw'));
+    await sleep(100);
+    expect(await f.hget('forced-rw', 'mode')).toBe('read');
+    const forcedAt = performance.now();
+    expect(await admin.forceUnlock('forced-rw')).toBe(true);
+    await write.lease;
+    expect(performance.now() - forcedAt).toBeLessThan(2_000);
+    expect(await f.hget('forced-rw', 'mode')).toBe('write');
+    expect((await f.keys()).filter((key) => key.includes(':rwlock_timeout:'))).toEqual([]);
+    write.subscription.unsubscribe();
+    read.subscription.unsubscribe();
+    expect(await admin.forceUnlock('forced-rw')).toBe(false);
+  });
+
   it('refuses a key of another type, or another primitive’s hash, with LockKeyTypeError and leaves it untouched', async () => {
     const f = fixture();
     const client = f.client();

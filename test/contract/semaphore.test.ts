@@ -171,6 +171,29 @@ describeStores('semaphore contract', (fixture) => {
     expect(await f.hget('h', 'x')).toBe('1');
     await f.flush();
   });
+
+  it('refuses a count that is a string but not an integer (cached JSON) with LockKeyTypeError, in both semaphores, and leaves it', async () => {
+    const f = fixture();
+    const client = f.client();
+    await f.setString('cached', '{"a":1}');
+    const pool = client.semaphore('cached');
+    const leased = client.leasedSemaphore('cached');
+    for (const refused of [
+      firstValueFrom(pool.acquire$()),
+      pool.trySetPermits(1),
+      pool.addPermits(1),
+      pool.availablePermits(),
+      pool.delete(),
+      firstValueFrom(leased.acquire$()),
+      leased.availablePermits(),
+    ]) {
+      const error = await refused.catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(LockKeyTypeError);
+      expect([(error as LockKeyTypeError).key, (error as LockKeyTypeError).actualType]).toEqual(['cached', 'string that is not an integer']);
+    }
+    expect([await f.get('cached'), await f.keys()]).toEqual(['{"a":1}', ['cached']]);
+    await f.flush();
+  });
 });
 
 /** Redisson's RSemaphore scripts (tryAcquire, release). */

@@ -50,6 +50,7 @@ export async function connect(flags: ConnectionFlags, behaviour: ConnectBehaviou
     redis.disconnect();
     throw cannotConnect(address, lastError ?? error);
   }
+  if (redis instanceof Redis) await selectDatabase(redis, address, timeout);
   established = true;
   const connection: Connection = {
     redis,
@@ -79,6 +80,12 @@ function openServer(url: string | undefined, options: RedisOptions): { redis: Re
     throw new CliError(`--url: ${JSON.stringify(target)} must start with redis:// or rediss://`, EXIT_USAGE);
   }
   const db = parsed.pathname.length > 1 ? parsed.pathname : '';
+  if (db !== '' && !/^\/\d{1,9}$/.test(db)) {
+    throw new CliError(
+      `--url: ${JSON.stringify(target)} names database ${JSON.stringify(db.slice(1))}; expected a number, as in redis://host:port/0`,
+      EXIT_USAGE,
+    );
+  }
   const address = `${parsed.protocol}//${parsed.hostname}:${parsed.port === '' ? '6379' : parsed.port}${db}`;
   const password = options.password ?? process.env['REDIS_PASSWORD'];
   return { redis: new Redis(target, { ...options, ...(password !== undefined && { password }) }), address };
@@ -101,6 +108,23 @@ function openCluster(seedList: string, options: RedisOptions, reconnecting: () =
     redisOptions: { ...redisOptions, ...(password !== undefined && { password }) },
   });
   return { redis, address: seeds.map(({ host, port }) => `${host}:${port}`).join(',') };
+}
+
+/**
+ * ioredis sends the URL's SELECT during its handshake and, when the server refuses it (a database it does not
+ * have), only emits an 'error' and carries on in database 0. Selecting again, and awaiting it, makes that a
+ * failure to connect instead of a command run on the wrong database.
+ */
+async function selectDatabase(redis: Redis, address: string, timeout: number): Promise<void> {
+  const db = redis.options.db ?? 0;
+  if (db === 0) return;
+  try {
+    await withDeadline(redis.select(db), timeout);
+  } catch (error) {
+    redis.disconnect();
+    const message = error instanceof Error ? error.message : String(error);
+    throw new CliError(`cannot use database ${String(db)} of Redis at ${address}: ${message} (check the /db of --url or REDIS_URL)`);
+  }
 }
 
 function tlsOptions(flags: ConnectionFlags): Pick<RedisOptions, 'tls'> {

@@ -1,5 +1,6 @@
 import { lastValueFrom } from 'rxjs';
 import type { Script } from '../../store/Script.js';
+import type { StoreConnection } from '../../store/Store.js';
 import { redisStore } from '../../store/redis/RedisStore.js';
 import { StoreError } from '../../store/StoreError.js';
 import { wrongTypeOf } from '../../store/wrongType.js';
@@ -9,15 +10,11 @@ import type { Connection } from '../connection/Connection.js';
 import { familyKeys } from '../inspect/familyKeys.js';
 import type { LockObject } from '../inspect/LockObject.js';
 import { plural } from '../render/format.js';
-import { fairArgv } from '../../primitives/fairLock/fairQueue.js';
-import { fairLockKeys } from '../../primitives/fairLock/fairLockKeys.js';
-import { fairLockForceUnlockScript } from './fairLockForceUnlockScript.js';
 import { latchKeys, latchPublishArgs } from '../../primitives/latch/latchKeys.js';
 import { latchOpenScript } from './latchOpenScript.js';
-import { lockForceUnlockScript } from '../../primitives/lock/adminScripts.js';
-import { lockKeys } from '../../primitives/lock/lockKeys.js';
+import { forceUnlockAnyKind, type ForceUnlocked, type RunScript } from '../../primitives/lock/forceUnlockAnyKind.js';
+import type { LockKind } from '../../primitives/lock/lockKind.js';
 import { leasedSemaphoreRevokeScript } from './leasedSemaphoreRevokeScript.js';
-import { readWriteLockForceUnlockScript } from './readWriteLockForceUnlockScript.js';
 
 /** What `unlock --force` will do to one object: said before asking, done after. */
 export interface ForceUnlockPlan {
@@ -28,10 +25,11 @@ export interface ForceUnlockPlan {
 }
 
 /**
- * How each kind is force-unlocked, as its Redisson counterpart does it: a lock through the client's own
- * `forceUnlock`; a fair lock, a read-write lock by deleting them and waking their waiters; a semaphore with
- * leased permits by taking every permit back; a latch by opening it. A plain semaphore has no holder to
- * unlock, and a fencing counter without its lock is not held: both are errors.
+ * How each kind is force-unlocked, as its Redisson counterpart does it: a lock, a fair lock and a read-write
+ * lock as the client's own `forceUnlock` does (`forceUnlockAnyKind`): deleted, and their waiters woken as a
+ * release of that kind wakes them; a semaphore with leased permits by taking every permit back; a latch by
+ * opening it. A plain semaphore has no holder to unlock, and a fencing counter without its lock is not held:
+ * both are errors.
  */
 export function planForceUnlock(object: LockObject): ForceUnlockPlan {
   const { name } = object;
@@ -43,10 +41,10 @@ export function planForceUnlock(object: LockObject): ForceUnlockPlan {
       return {
         description: `Delete lock "${name}" held by ${holders} and wake a waiter.`,
         run: async (connection) => {
-          // The script itself, not the client's forceUnlock: a name the client API refuses (a lone brace,
+          // The scripts themselves, not the client's forceUnlock: a name the client API refuses (a lone brace,
           // written by another library or by hand) is still a lock `ls` lists and an operator may free.
-          const unlocked = await runScript(connection, name, lockForceUnlockScript, lockKeys(name).releaseKeys, (publish) => [publish, DEFAULT_HANDOFF_MS]);
-          return unlocked ? `unlocked "${name}" (was held by ${holders})` : `"${name}" was already free`;
+          const done = await forceUnlockLock(connection, name, 'lock');
+          return done.unlocked ? `unlocked ${what(done.kind, name)} (was held by ${holders})` : `${what(done.kind, name)} was already free`;
         },
       };
     case 'fairLock':
@@ -56,22 +54,20 @@ export function planForceUnlock(object: LockObject): ForceUnlockPlan {
             ? `Delete fair lock "${name}" held by ${holders}, drop queued waiters whose time ran out, and wake the head of the queue.`
             : `Fair lock "${name}" is not held: drop queued waiters whose time ran out and wake the head of the queue.`,
         run: async (connection) => {
-          const fair = fairLockKeys(name);
-          const deleted = await runScript(connection, name, fairLockForceUnlockScript, fair.list, (publishCommand) =>
-            fairArgv({ ...NO_HOLD, publishCommand, channelPrefix: fair.channelPrefix }),
-          );
-          return deleted ? `unlocked fair lock "${name}" (was held by ${holders})` : `fair lock "${name}" was not held; woke the head of its queue`;
+          const done = await forceUnlockLock(connection, name, 'fairLock');
+          if (done.unlocked) return `unlocked ${what(done.kind, name)} (was held by ${holders})`;
+          return done.kind === 'fairLock' ? `fair lock "${name}" was not held; woke the head of its queue` : `${what(done.kind, name)} was already free`;
         },
       };
     case 'readWriteLock':
       return {
         description: `Delete ${object.mode} lock "${name}" held by ${holders} and wake ${object.mode === 'write' ? 'every waiter' : 'a waiting writer'}.`,
         run: async (connection) => {
-          const deleted = await runScript(connection, name, readWriteLockForceUnlockScript, [keys.main, keys.readWriteChannel, keys.holds], (publish) => [
-            publish,
-            keys.readerTimeoutBase,
-          ]);
-          return deleted ? `unlocked read-write lock "${name}" (was ${object.mode}-locked by ${holders})` : `read-write lock "${name}" was already free`;
+          const done = await forceUnlockLock(connection, name, 'readWriteLock');
+          if (!done.unlocked) return `${what(done.kind, name)} was already free`;
+          return done.kind === 'readWriteLock'
+            ? `unlocked read-write lock "${name}" (was ${object.mode}-locked by ${holders})`
+            : `unlocked ${what(done.kind, name)} (was held by ${holders})`;
         },
       };
     case 'leasedSemaphore':
@@ -116,23 +112,42 @@ function wrongType(name: string, key: string, type: string): CliError {
   return new CliError(`wrong type at "${key}": it holds a ${type}, not what "${name}" needs; left untouched`);
 }
 
-/** How long the unlock reserves the lock for a waiter it cannot hand it to directly: a client's default `handoffMs`. */
+/** How long the unlock reserves a lock for a waiter it cannot hand it to directly: a client's default `handoffMs`. */
 const DEFAULT_HANDOFF_MS = 100;
 
-/** The fair lock's script arguments of a caller that holds nothing and waits for nothing. */
-const NO_HOLD = { leaseMs: 0, field: '', holdId: '', waitId: '', fencing: false, enqueue: false, waiterTimeoutMs: 0, direct: false };
+/** `"x"` (a lock), `fair lock "x"`, `read-write lock "x"`. */
+function what(kind: LockKind, name: string): string {
+  return kind === 'lock' ? `"${name}"` : `${kind === 'fairLock' ? 'fair lock' : 'read-write lock'} "${name}"`;
+}
+
+/**
+ * The client's force-unlock of a lock of any kind, starting with the kind `ls` saw (one that changed kind since is
+ * unlocked as what it is now). Only dead waiters past their score leave a fair line: the CLI does not know the
+ * clients' `fairLockWaiterTimeoutMs`.
+ */
+function forceUnlockLock(connection: Connection, name: string, kind: LockKind): Promise<ForceUnlocked> {
+  return withStore(connection, name, (store) => {
+    const run: RunScript = (script, keys, args) => lastValueFrom(store.run(script, keys, args));
+    return forceUnlockAnyKind(run, name, { publishCommand: store.publishCommand, handoffMs: DEFAULT_HANDOFF_MS, fairWaiterTimeoutMs: 0 }, kind);
+  });
+}
 
 /** Runs one admin script through rxlock's Redis store; `args` gets the publish command its clients use. */
-async function runScript<R>(
+function runScript<R>(
   connection: Connection,
   name: string,
   script: Script<R>,
   keys: readonly string[],
   args: (publishCommand: string) => (string | number)[],
 ): Promise<R> {
+  return withStore(connection, name, (store) => lastValueFrom(store.run(script, keys, args(store.publishCommand))));
+}
+
+/** Uses a connection of rxlock's Redis store, closed afterwards; a key of another type becomes the CLI's error. */
+async function withStore<R>(connection: Connection, name: string, use: (store: StoreConnection) => Promise<R>): Promise<R> {
   const store = redisStore(connection.redis).connect(monotonicScheduler);
   try {
-    return await lastValueFrom(store.run(script, keys, args(store.publishCommand)));
+    return await use(store);
   } catch (error) {
     if (error instanceof StoreError && error.code === 'wrongtype') {
       const { key, type } = wrongTypeOf(error.message, name);

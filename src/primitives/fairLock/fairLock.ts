@@ -41,7 +41,7 @@ export function fairLockHold$(core: ClientCore, name: string, options: FairLockO
 export function fairLock$(core: ClientCore, name: string, options?: FairLockOptions): Observable<Lease> {
   return new Observable<HeldLease>((subscriber) => {
     try {
-      checkLockCall('fairLock$', name, options);
+      checkLockCall('fairLock$', name, options, core.settings);
     } catch (error) {
       subscriber.error(error);
       return undefined;

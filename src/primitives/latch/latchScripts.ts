@@ -1,5 +1,5 @@
 import { defineScript, int } from '../../store/Script.js';
-import { checkCount, countValue, LUA_CHECK_COUNT, LUA_COUNT_VALUE } from '../semaphore/countValue.js';
+import { checkCount, countValue, LUA_CHECK_COUNT } from '../semaphore/countValue.js';
 import { luaRecallOp, recallOp } from '../semaphore/recallOp.js';
 
 /**
@@ -86,7 +86,6 @@ export const getCountScript = defineScript<number>({
   name: 'latch.getCount',
   lua: `
 ${LUA_CHECK_COUNT}
-${LUA_COUNT_VALUE}
 return math.max(0, countValue(redis.call('get', KEYS[1])) or 0)
 `,
   memory: (db, [count = '']) => {

@@ -3,7 +3,7 @@ import { defineScript, int, list } from '../../store/Script.js';
 import { checkTypes, LUA_CHECK_TYPES } from './checkTypes.js';
 import { LUA_NOW, LUA_UNHEX, NON_EXPIRABLE, unhex } from './permitIds.js';
 import { LUA_RECLAIM, reclaim } from './reclaim.js';
-import { countValue, LUA_COUNT_VALUE } from '../semaphore/countValue.js';
+import { countValue } from '../semaphore/countValue.js';
 
 /** Granted, or refused with the time until the earliest held permit expires (-1: none will). */
 export type LeasedAttempt = { readonly granted: true } | { readonly granted: false; readonly retryInMs: number };
@@ -19,7 +19,6 @@ export type LeasedAttempt = { readonly granted: true } | { readonly granted: fal
 export const leasedAcquireScript = defineScript<LeasedAttempt>({
   name: 'leasedSemaphore.acquire',
   lua: `
-${LUA_COUNT_VALUE}
 ${LUA_CHECK_TYPES}
 ${LUA_NOW}
 ${LUA_UNHEX}

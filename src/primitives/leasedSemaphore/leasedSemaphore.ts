@@ -5,6 +5,7 @@ import { hold$ } from '../../engine/hold.js';
 import { callSite } from '../../util/describeValue.js';
 import { assertCount, assertDuration, assertName } from '../../util/validate.js';
 import { abortable } from '../abortable.js';
+import { assertLeaseOverDrift } from '../lock/lock.js';
 import { runFor } from '../lock/queries.js';
 import { addPermitsScript, deleteSemaphoreScript, trySetPermitsScript } from '../semaphore/adminScripts.js';
 import { assertPermitChange, assertPermits, checkWaitOptions } from '../semaphore/checkPermits.js';
@@ -80,6 +81,7 @@ export function leasedSemaphore(core: ClientCore, name: string): LeasedSemaphore
         checkWaitOptions(options, ACQUIRE_OPTION_KEYS, where);
         const leaseMs = options?.leaseMs;
         if (leaseMs !== undefined) assertDuration(leaseMs, 'leaseMs', where, { min: 10 });
+        assertLeaseOverDrift(leaseMs, core.settings, where);
         const owner = core.newOwner();
         const ids = newPermitIds(permits);
         const ttl = leaseMs ?? core.settings.watchdogTimeoutMs;

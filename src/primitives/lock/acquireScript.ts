@@ -2,6 +2,7 @@ import type { AttemptReply } from '../../engine/acquisition.js';
 import type { MemoryDb } from '../../store/memory/MemoryDb.js';
 import { defineScript, int, list, ScriptError, WRONGTYPE_REPLY, type Reply } from '../../store/Script.js';
 import { checkedCall, LUA_CHECKED_CALL } from '../../store/wrongType.js';
+import { isHoldCount, luaNotALock, LUA_IS_HOLD_COUNT, notALock } from './lockKind.js';
 import { LUA_CLOCK } from './serverTime.js';
 import { LUA_MEMBER_OF, waiterMember } from './waiterMember.js';
 
@@ -44,6 +45,9 @@ const GRANTED: LockAttempt = Object.freeze({ granted: true, grant: -1 });
  * counter or hash of another type (or a counter that is not a number) ends the script before the caller holds
  * anything (a token drawn for nothing is harmless). Each of those first writes is one an out-of-memory server
  * refuses, so it refuses the grant before anything is written.
+ *
+ * A refusal by a hash without a TTL, which no unlock may ever free, checks that it holds hold counts only: any
+ * other value makes it a hash that is not a lock (another application's), an error rather than a wait for ever.
  *
  * A grant replies with an integer, the fencing token (-1 without fencing); a refusal with an array
  * `{0, retry ms[, ticket, server µs]}`. An integer is the cheapest reply for Redis to build and for the
@@ -134,6 +138,13 @@ if size == 0 then
   end
 elseif not mine then
   local ttl = redis.call('pttl', KEYS[1])
+  -- A hash without a TTL is never unlocked by expiry: unless it holds counts only, it is another application's.
+  if ttl == -1 then
+    ${LUA_IS_HOLD_COUNT}
+    for _, value in ipairs(redis.call('hvals', KEYS[1])) do
+      if not isHoldCount(value) then ${luaNotALock('KEYS[1]')} end
+    end
+  end
   return refuse(ttl, ttl)
 end
 local token = -1
@@ -217,7 +228,9 @@ return token
         }
       }
     } else if (!mine) {
-      return refuse(db.pttl(lock));
+      const ttl = db.pttl(lock);
+      if (ttl === -1 && db.hkeys(lock).some((key) => !isHoldCount(db.hget(lock, key)))) throw notALock(lock);
+      return refuse(ttl);
     }
     const token = drawToken();
     if (hold !== undefined) checkedCall(db, holds, () => db.hset(holds, hold, '1'));

@@ -1,5 +1,6 @@
 import { defineScript, int, list, ScriptError, WRONGTYPE_REPLY } from '../../store/Script.js';
 import { handOn, handOnKeys, LUA_HAND_ON } from './handOn.js';
+import { lockKind, LUA_LOCK_KIND, parseForceUnlock, type ForceUnlockReply } from './lockKind.js';
 
 /** What a lock key holds right now: whether it exists, its PTTL, and one field's hold count (all fields' when no field is given). */
 export interface LockState {
@@ -38,17 +39,18 @@ return {redis.call('exists', KEYS[1]), redis.call('pttl', KEYS[1]), count}
 });
 
 /**
- * KEYS: the release keys (lock, channel, waiters, handoff, holds, token). ARGV: publish command, handoffMs.
+ * KEYS: the release keys (lock, channel, waiters, handoff, holds, token), then the fair line's queue and
+ * timeouts. ARGV: publish command, handoffMs.
  * Deletes the lock whoever holds it and hands it on as an unlock does (`LUA_HAND_ON`), as Redisson's
- * forceUnlock wakes a waiter. 1 if there was a lock.
+ * forceUnlock wakes a waiter. 1 if there was a lock; the kind's name, changing nothing, when it is a fair or
+ * read-write lock (`lockKind`), whose own script unlocks it.
  */
-export const lockForceUnlockScript = defineScript<boolean>({
+export const lockForceUnlockScript = defineScript<ForceUnlockReply>({
   name: 'lock.forceUnlock',
   lua: `
-local kind = redis.call('type', KEYS[1])['ok']
-if kind ~= 'none' and kind ~= 'hash' then
-  return redis.error_reply('${WRONGTYPE_REPLY} ' .. KEYS[1] .. ' ' .. kind)
-end
+${LUA_LOCK_KIND}
+local kind = lockKind(KEYS[1], KEYS[7], KEYS[8])
+if kind and kind ~= 'lock' then return kind end
 ${LUA_HAND_ON}
 redis.call('del', KEYS[5], KEYS[4])
 if redis.call('del', KEYS[1]) > 0 then
@@ -59,8 +61,8 @@ return 0
 `,
   memory: (db, keys, [, handoffMs = '0']) => {
     const named = handOnKeys(keys);
-    const kind = db.type(named.lock);
-    if (kind !== 'none' && kind !== 'hash') throw new ScriptError(`${WRONGTYPE_REPLY} ${named.lock} ${kind}`);
+    const kind = lockKind(db, named.lock, keys[6] ?? '', keys[7] ?? '');
+    if (kind !== undefined && kind !== 'lock') return kind;
     db.del(named.holds, named.handoff);
     if (db.del(named.lock) > 0) {
       handOn(db, named, Number(handoffMs));
@@ -68,5 +70,5 @@ return 0
     }
     return 0;
   },
-  parse: (reply) => int(reply) === 1,
+  parse: parseForceUnlock,
 });

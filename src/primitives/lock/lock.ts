@@ -1,5 +1,5 @@
 import { defer, type Observable } from 'rxjs';
-import type { ClientCore } from '../../engine/ClientCore.js';
+import { driftFor, type ClientCore, type EngineSettings } from '../../engine/ClientCore.js';
 import type { AcquireSpec, AttemptReply, EndListener, HandOffLine } from '../../engine/acquisition.js';
 import type { Expiry, HeldLease, HoldSpec, ReleaseReply } from '../../engine/HeldLease.js';
 import { hold$, type HoldFactory } from '../../engine/hold.js';
@@ -51,12 +51,18 @@ export interface LockOptions {
 
 export const LOCK_OPTION_KEYS: readonly string[] = ['leaseMs', 'waitMs', 'owner', 'fencing', 'signal'];
 
-/** Checks lock options; every problem is a TypeError or RangeError naming the option and the value. */
-export function checkLockOptions(where: string, name: unknown, options: LockOptions | undefined, known = LOCK_OPTION_KEYS): void {
+/**
+ * Checks lock options; every problem is a TypeError or RangeError naming the option and the value. With the
+ * client's `settings`, a `leaseMs` is also checked against its drift allowance.
+ */
+export function checkLockOptions(where: string, name: unknown, options: LockOptions | undefined, known = LOCK_OPTION_KEYS, settings?: EngineSettings): void {
   assertName(name, where);
   assertOptions(options, known, where);
   if (options === undefined) return;
-  if (options.leaseMs !== undefined) assertDuration(options.leaseMs, 'leaseMs', where, { min: 10 });
+  if (options.leaseMs !== undefined) {
+    assertDuration(options.leaseMs, 'leaseMs', where, { min: 10 });
+    if (settings !== undefined) assertLeaseOverDrift(options.leaseMs, settings, where);
+  }
   if (options.waitMs !== undefined) assertDuration(options.waitMs, 'waitMs', where, { min: 0 });
   if (options.owner !== undefined) assertOwner(options.owner, where);
   if (options.fencing !== undefined && typeof options.fencing !== 'boolean') {
@@ -69,12 +75,28 @@ export function checkLockOptions(where: string, name: unknown, options: LockOpti
  * `checkLockOptions` for the calls made in loops (`lock$`, `acquire`, `fairLock$`): naming the call site
  * costs a JSON.stringify of the name, so it is done only to word the error when a check failed.
  */
-export function checkLockCall(fn: string, name: unknown, options: LockOptions | undefined): void {
+export function checkLockCall(fn: string, name: unknown, options: LockOptions | undefined, settings?: EngineSettings): void {
   try {
-    checkLockOptions(fn, name, options);
+    checkLockOptions(fn, name, options, LOCK_OPTION_KEYS, settings);
   } catch (error) {
-    checkLockOptions(callSite(fn, name), name, options);
+    checkLockOptions(callSite(fn, name), name, options, LOCK_OPTION_KEYS, settings);
     throw error;
+  }
+}
+
+/**
+ * Refuses a fixed lease whose drift allowance (`driftFactor`, `driftMs`) is half of it or more, as
+ * `createLockClient` refuses such a `watchdogTimeoutMs`: the lease would run out, locally, before the work
+ * could use it, after the lock was taken in Redis for nothing.
+ */
+export function assertLeaseOverDrift(leaseMs: number | undefined, settings: EngineSettings, where: string | (() => string)): void {
+  if (leaseMs === undefined) return;
+  const drift = driftFor(settings, leaseMs);
+  if (drift >= leaseMs / 2) {
+    throw new RangeError(
+      `rxlock: ${typeof where === 'string' ? where : where()}: option "leaseMs" (${String(leaseMs)}) is too short for the client's drift allowance: "driftMs" (${String(settings.driftMs)}) and ` +
+        `"driftFactor" (${String(settings.driftFactor)}) allow ${String(drift)} ms of drift on a ${String(leaseMs)} ms lease; it must be under half of it, or the lease could not be trusted`,
+    );
   }
 }
 
@@ -152,6 +174,8 @@ class LockAcquireSpec extends HandOffClock implements AcquireSpec<number>, HoldF
   constructor(core: ClientCore, name: string, options: LockOptions, chosen: OwnerChoice | undefined) {
     super();
     const { leaseMs, waitMs, fencing = false } = options;
+    // Also for the callers that checked their options without the client's settings.
+    if (leaseMs !== undefined) assertLeaseOverDrift(leaseMs, core.settings, () => `lock ${JSON.stringify(name)}`);
     const keys = lockKeys(core.keyPrefix + name);
     const { owner, shared } = chosen ?? chooseOwner(core, keys.lock, options.owner);
     const field = `${core.clientId}:${owner}`;
@@ -273,7 +297,7 @@ function attemptMode(asWaiter: boolean, waitMs: number | undefined): AttemptMode
 /** `lock$` as the client exposes it: validates, then holds. */
 export function lock$(core: ClientCore, name: string, options?: LockOptions): Observable<Lease> {
   return defer(() => {
-    checkLockCall('lock$', name, options);
+    checkLockCall('lock$', name, options, core.settings);
     return lockHold$(core, name, options);
   });
 }

@@ -25,7 +25,7 @@ export interface LockMethods {
   holdCount(name: string, owner?: string): Promise<number>;
   /** Remaining TTL in ms; -2 when not held, -1 when it never expires. */
   remainingTtl(name: string): Promise<number>;
-  /** Deletes the lock whoever holds it and wakes a waiter; true if it was held. */
+  /** Deletes the lock (plain, fair or read-write) whoever holds it and wakes its waiters as a release does; true if it was held. */
   forceUnlock(name: string): Promise<boolean>;
 }
 

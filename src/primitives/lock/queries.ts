@@ -5,8 +5,8 @@ import { ClientClosedError } from '../../errors/ClientClosedError.js';
 import type { Script } from '../../store/Script.js';
 import { assertName, assertOwner } from '../../util/validate.js';
 import { contextOwner } from '../reentrancy.js';
-import { lockForceUnlockScript, lockInspectScript, type LockState } from './adminScripts.js';
-import { lockKeys } from './lockKeys.js';
+import { lockInspectScript, type LockState } from './adminScripts.js';
+import { forceUnlockAnyKind, type RunScript } from './forceUnlockAnyKind.js';
 
 /** Runs one admin script for `name` and maps store errors to the public ones. */
 export async function runFor<R>(core: ClientCore, name: string, script: Script<R>, keys: readonly string[], args: (string | number)[]): Promise<R> {
@@ -44,9 +44,21 @@ export async function remainingTtl(core: ClientCore, name: string): Promise<numb
   return (await inspect(core, 'remainingTtl', name, '')).ttl;
 }
 
-/** Deletes the lock whoever holds it and hands it to the longest waiter. Resolves true if it was held. Its holders learn at their next renewal. */
+/**
+ * Deletes the lock whoever holds it, a plain, fair or read-write lock alike, and wakes its waiters as a release
+ * of its kind does. Resolves true if it was held. Its holders learn at their next renewal.
+ */
 export async function forceUnlock(core: ClientCore, name: string): Promise<boolean> {
   assertName(name, 'forceUnlock');
-  const keys = lockKeys(core.keyPrefix + name);
-  return runFor(core, name, lockForceUnlockScript, keys.releaseKeys, [core.connection.publishCommand, core.settings.handoffMs]);
+  const run: RunScript = (script, keys, args) => runFor(core, name, script, keys, args);
+  const settings = {
+    publishCommand: core.connection.publishCommand,
+    handoffMs: core.settings.handoffMs,
+    fairWaiterTimeoutMs: core.settings.fairLockWaiterTimeoutMs,
+  };
+  try {
+    return (await forceUnlockAnyKind(run, core.keyPrefix + name, settings)).unlocked;
+  } catch (error) {
+    throw toLockError(error, name, '');
+  }
 }

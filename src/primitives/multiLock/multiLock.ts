@@ -5,7 +5,7 @@ import { LockTimeoutError } from '../../errors/LockTimeoutError.js';
 import { callSite, describeValue } from '../../util/describeValue.js';
 import { assertName } from '../../util/validate.js';
 import { abortable } from '../abortable.js';
-import { checkLockOptions, lockHold$, type LockOptions, type OwnerChoice } from '../lock/lock.js';
+import { checkLockOptions, LOCK_OPTION_KEYS, lockHold$, type LockOptions, type OwnerChoice } from '../lock/lock.js';
 import { contextOwner } from '../reentrancy.js';
 import { HeldMultiLease, type MultiLease } from './MultiLease.js';
 
@@ -28,7 +28,7 @@ export type MultiLockOptions = LockOptions;
 export function multiLock$(core: ClientCore, names: readonly string[], options: MultiLockOptions = {}): Observable<MultiLease> {
   return defer(() => {
     const members = checkNames(names);
-    checkLockOptions(callSite('multiLock$', members.join(',')), members[0], options);
+    checkLockOptions(callSite('multiLock$', members.join(',')), members[0], options, LOCK_OPTION_KEYS, core.settings);
     const { signal, waitMs, ...perMember } = options;
     return abortable(multiHold$(core, members, perMember, waitMs), signal);
   });

@@ -101,7 +101,7 @@ function readWriteHold$(core: ClientCore, name: string, side: Side, options: Rea
 /** `readLock$` as the client exposes it: validates, then holds. */
 export function readLock$(core: ClientCore, name: string, options?: ReadWriteLockOptions): Observable<Lease> {
   return defer(() => {
-    checkLockOptions(callSite('readLock$', name), name, options, OPTION_KEYS);
+    checkLockOptions(callSite('readLock$', name), name, options, OPTION_KEYS, core.settings);
     return readWriteHold$(core, name, 'read', options);
   });
 }
@@ -109,7 +109,7 @@ export function readLock$(core: ClientCore, name: string, options?: ReadWriteLoc
 /** `writeLock$` as the client exposes it: validates, then holds. */
 export function writeLock$(core: ClientCore, name: string, options?: ReadWriteLockOptions): Observable<Lease> {
   return defer(() => {
-    checkLockOptions(callSite('writeLock$', name), name, options, OPTION_KEYS);
+    checkLockOptions(callSite('writeLock$', name), name, options, OPTION_KEYS, core.settings);
     return readWriteHold$(core, name, 'write', options);
   });
 }

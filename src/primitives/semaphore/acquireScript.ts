@@ -1,6 +1,6 @@
 import type { MemoryDb } from '../../store/memory/MemoryDb.js';
 import { defineScript, int, list, ScriptError, WRONGTYPE_REPLY } from '../../store/Script.js';
-import { countValue, LUA_COUNT_VALUE } from './countValue.js';
+import { countValue, LUA_COUNT_VALUE, LUA_REFUSE_NON_INTEGER, refuseNonInteger } from './countValue.js';
 
 /** Granted, or refused (the count is not enough; permits come back by a message, not by a TTL). */
 export type SemaphoreAttempt = { readonly granted: true } | { readonly granted: false };
@@ -25,7 +25,9 @@ end
 if redis.call('hexists', KEYS[2], ARGV[2]) == 1 then
   return {1}
 end
-local value = countValue(redis.call('get', KEYS[1]))
+local raw = redis.call('get', KEYS[1])
+${LUA_REFUSE_NON_INTEGER}
+local value = countValue(raw)
 if value ~= nil and value >= tonumber(ARGV[1]) then
   redis.call('decrby', KEYS[1], ARGV[1])
   redis.call('hset', KEYS[2], ARGV[2], ARGV[1])
@@ -42,7 +44,9 @@ return {0}
       if (kind !== 'none' && kind !== expected) throw new ScriptError(`${WRONGTYPE_REPLY} ${key} ${kind}`);
     }
     if (db.hexists(holds, hold) === 1) return [1];
-    const value = countValue(db.get(count));
+    const raw = db.get(count);
+    refuseNonInteger(count, raw);
+    const value = countValue(raw);
     if (value !== undefined && value >= Number(permits)) {
       db.incrby(count, -Number(permits));
       db.hset(holds, hold, permits);

@@ -1,5 +1,5 @@
 import { defineScript, int } from '../../store/Script.js';
-import { checkCount, countValue, LUA_CHECK_COUNT, LUA_COUNT_VALUE } from './countValue.js';
+import { checkCount, countValue, LUA_CHECK_COUNT } from './countValue.js';
 import { luaRecallOp, recallOp } from './recallOp.js';
 
 // Shared by the semaphore and the semaphore with expiring permits: both keep Redisson's STRING count and channel.
@@ -63,7 +63,6 @@ export const availablePermitsScript = defineScript<number>({
   name: 'semaphore.availablePermits',
   lua: `
 ${LUA_CHECK_COUNT}
-${LUA_COUNT_VALUE}
 return countValue(redis.call('get', KEYS[1])) or 0
 `,
   memory: (db, [count = '']) => {

@@ -1,12 +1,14 @@
 import type { MemoryDb } from '../../store/memory/MemoryDb.js';
-import { defineScript, int, ScriptError, WRONGTYPE_REPLY } from '../../store/Script.js';
+import { defineScript, int } from '../../store/Script.js';
+import { checkCount, LUA_CHECK_COUNT } from './countValue.js';
 
 /**
  * KEYS: count, holds, channel. ARGV: holdId, publish command.
  *
  * Gives back the permits recorded under the hold id and publishes the new count, as Redisson's release.
  * A hold id that is not there (released already, or the semaphore was deleted) answers 0 and changes
- * nothing. The first write (HDEL) needs no memory.
+ * nothing. A count that is not an integer is refused before anything is written. The first write (HDEL) needs
+ * no memory.
  */
 export const semaphoreReleaseScript = defineScript<0 | 1>({
   name: 'semaphore.release',
@@ -18,10 +20,7 @@ local permits = redis.call('hget', KEYS[2], ARGV[1])
 if permits == false then
   return 0
 end
-local kind = redis.call('type', KEYS[1])['ok']
-if kind ~= 'none' and kind ~= 'string' then
-  return redis.error_reply('${WRONGTYPE_REPLY} ' .. KEYS[1] .. ' ' .. kind)
-end
+${LUA_CHECK_COUNT}
 redis.call('hdel', KEYS[2], ARGV[1])
 local value = redis.call('incrby', KEYS[1], permits)
 redis.call(ARGV[2], KEYS[3], value)
@@ -31,8 +30,7 @@ return 1
     if (db.type(holds) !== 'hash') return 0;
     const permits = db.hget(holds, hold);
     if (permits === null) return 0;
-    const kind = db.type(count);
-    if (kind !== 'none' && kind !== 'string') throw new ScriptError(`${WRONGTYPE_REPLY} ${count} ${kind}`);
+    checkCount(db, count);
     db.hdel(holds, hold);
     const value = db.incrby(count, Number(permits));
     db.publish(channel, String(value));

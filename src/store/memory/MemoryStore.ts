@@ -5,6 +5,7 @@ import { ScriptError } from '../Script.js';
 import type { ChannelEvent, LockStore, ReplyObserver, StoreConnection } from '../Store.js';
 import { classifyReplyError } from '../classifyReplyError.js';
 import { StoreError } from '../StoreError.js';
+import { checkMemoryStoreOptions } from './checkMemoryStoreOptions.js';
 import { MemoryDb } from './MemoryDb.js';
 
 export interface MemoryStoreOptions {
@@ -39,6 +40,7 @@ export class MemoryStore implements LockStore {
   #commands = 0;
 
   constructor(options: MemoryStoreOptions = {}) {
+    checkMemoryStoreOptions(options);
     this.scheduler = options.scheduler ?? monotonicScheduler;
     this.latencyMs = options.latencyMs ?? 0;
     this.db = new MemoryDb(
