@@ -219,6 +219,16 @@ describeStores('fairLock$ contract', (fixture) => {
     await f.flush();
   });
 
+  it('refuses another application’s hash without a TTL (a value that is no hold count) instead of waiting for ever, writing nothing', async () => {
+    const f = fixture();
+    await f.setHash('user:44', 'name', 'Ann');
+    const error = await firstValueFrom(f.client().fairLock$('user:44', { waitMs: 2_000 })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LockKeyTypeError);
+    expect([(error as LockKeyTypeError).key, (error as LockKeyTypeError).actualType]).toEqual(['user:44', 'hash that is not a lock']);
+    expect([await f.hgetall('user:44'), await f.pttl('user:44'), await f.keys()]).toEqual([{ name: 'Ann' }, -1, ['user:44']]);
+    await f.flush();
+  });
+
   it('releases a lock whose line key turned into another type, without release-failed; the next acquire names the key', async () => {
     const f = fixture();
     const client = f.client();

@@ -1,5 +1,6 @@
 import { defineScript, int, list, type Reply } from '../../store/Script.js';
 import { LUA_CHECKED_CALL } from '../../store/wrongType.js';
+import { isHoldCount, luaNotALock, LUA_IS_HOLD_COUNT, notALock } from '../lock/lockKind.js';
 import { FAIR_LUA_FUNCTIONS, FairScriptRun } from './fairQueue.js';
 
 /**
@@ -22,7 +23,8 @@ export type FairAttempt =
  *    hand-off details are registered. The reply says when to look again: when the lock's TTL or the head's
  *    deadline runs out, and at least every third of `waiterTimeoutMs` to keep its place.
  * A grant writes the fencing token and the hold id before the lock hash, and a head leaves the line only
- * once it holds the lock: a key of the wrong type stops the script before anything half done.
+ * once it holds the lock: a key of the wrong type stops the script before anything half done. A lock hash
+ * without a TTL whose values are not all hold counts is another application's: an error, not a wait for ever.
  */
 export const fairLockAcquireScript = defineScript<FairAttempt>({
   name: 'fairLock.acquire',
@@ -71,6 +73,13 @@ if size == 0 and (not head or head == field) then
     headGranted()
   end
   return reply
+end
+-- A hash without a TTL is never unlocked by expiry: unless it holds counts only, it is another application's.
+if size > 0 and on(1, 'pttl') == -1 then
+  ${LUA_IS_HOLD_COUNT}
+  for _, value in ipairs(on(1, 'hvals')) do
+    if not isHoldCount(value) then ${luaNotALock('KEYS[1]')} end
+  end
 end
 if not enqueue then return {0, -1, 0} end
 local current = on(4, 'zscore', field)
@@ -146,6 +155,7 @@ return {0, wait, nowUs}
       }
       return reply;
     }
+    if (size > 0 && db.pttl(run.lock) === -1 && db.hkeys(run.lock).some((key) => !isHoldCount(db.hget(run.lock, key)))) throw notALock(run.lock);
     if (!run.enqueue) return [0, -1, 0];
     const current = db.zscore(run.timeouts, field);
     if (head === undefined) {
