@@ -8,6 +8,7 @@ import type { RedisLike } from '../store/redis/RedisLike.js';
 import { assertRedisClient } from '../store/redis/assertRedisClient.js';
 import { callSite, describeValue } from '../util/describeValue.js';
 import { assertDuration, assertOptions } from '../util/validate.js';
+import { monotonicScheduler } from '../util/monotonicScheduler.js';
 import { DistinctMasters } from './distinctMasters.js';
 import { quorumOf } from './quorum.js';
 import { REDLOCK_OPTION_KEYS, type RedlockClientOptions } from './RedlockClientOptions.js';
@@ -64,7 +65,7 @@ export function createRedlockClient(instances: readonly RedisLike[], options: Re
   // No hand-off reservations: each instance would reserve the lock for its own longest waiter, and waiters
   // that queued in different orders on different instances would split the vote.
   const client = createLockClient({ ...common, handoffMs: 0, store });
-  const masters = new DistinctMasters(instances, { totalMs: commandTimeoutMs, straggleMs: instanceTimeoutMs });
+  const masters = new DistinctMasters(instances, { totalMs: commandTimeoutMs, straggleMs: instanceTimeoutMs }, common.scheduler ?? monotonicScheduler);
   let closed = false;
   // Once closed, the lock client's ClientClosedError comes first, and nothing is sent.
   const distinct = (method: string, name: string): Promise<void> | undefined => (closed ? undefined : masters.check(method, name));
@@ -99,6 +100,7 @@ export function createRedlockClient(instances: readonly RedisLike[], options: Re
     },
     close: () => {
       closed = true;
+      masters.close();
       return client.close();
     },
   };

@@ -1,3 +1,4 @@
+import type { SchedulerLike, Subscription } from 'rxjs';
 import type { RedisLike } from '../store/redis/RedisLike.js';
 import { callSite } from '../util/describeValue.js';
 import { quorumOf } from './quorum.js';
@@ -30,11 +31,16 @@ export class DistinctMasters {
   readonly #asking = new Set<number>();
   #settled = false;
   #first: Promise<void> | undefined;
+  /** Ends the first use's wait (all answered, timed out, or closed). */
+  #stopWaiting: (() => void) | undefined;
   #duplicate: { readonly first: number; readonly second: number; readonly runId: string } | undefined;
 
-  constructor(instances: readonly RedisLike[], timeouts: IdentifyTimeouts) {
+  readonly #scheduler: SchedulerLike;
+
+  constructor(instances: readonly RedisLike[], timeouts: IdentifyTimeouts, scheduler: SchedulerLike) {
     this.#instances = instances;
     this.#timeouts = timeouts;
+    this.#scheduler = scheduler;
     // A Cluster's INFO goes to any of its nodes, so its run_id says nothing about the cluster as a whole.
     this.#identities = instances.map((instance) => (instance.isCluster || typeof instance.info !== 'function' ? UNIDENTIFIABLE : UNKNOWN));
     this.#settle();
@@ -54,22 +60,29 @@ export class DistinctMasters {
     });
   }
 
+  /** The client closed: calls waiting for the first use's answers go on at once (to the closed client's error). */
+  close(): void {
+    this.#stopWaiting?.();
+  }
+
   #identify(): Promise<void> {
     const total = this.#instances.length;
     return new Promise<void>((resolve) => {
-      const timers: NodeJS.Timeout[] = [];
+      const timers: Subscription[] = [];
       const done = (): void => {
-        for (const timer of timers) clearTimeout(timer);
+        for (const timer of timers) timer.unsubscribe();
+        this.#stopWaiting = undefined;
         resolve();
       };
-      timers.push(setTimeout(done, this.#timeouts.totalMs));
+      this.#stopWaiting = done;
+      timers.push(this.#scheduler.schedule(done, this.#timeouts.totalMs));
       let answered = this.#identities.filter((identity) => identity.state !== 'unknown').length;
       let straggling = false;
       const counted = (): void => {
         if (this.#duplicate !== undefined || answered === total) done();
         else if (answered >= quorumOf(total) && !straggling) {
           straggling = true;
-          timers.push(setTimeout(done, this.#timeouts.straggleMs));
+          timers.push(this.#scheduler.schedule(done, this.#timeouts.straggleMs));
         }
       };
       counted();

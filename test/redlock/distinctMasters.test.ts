@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
-import { firstValueFrom } from 'rxjs';
+import { asyncScheduler, firstValueFrom } from 'rxjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRedlockClient, type RedisLike, type RedlockClient } from '../../src/index.js';
+import { ClientClosedError, createRedlockClient, type RedisLike, type RedlockClient } from '../../src/index.js';
 import { DistinctMasters } from '../../src/redlock/distinctMasters.js';
 import { startRedis, type RedisServer } from '../support/redisServer.js';
 
@@ -39,7 +39,11 @@ describe('DistinctMasters', () => {
   const timeouts = { totalMs: 1_000, straggleMs: 100 };
 
   it('finds two instances of one server whichever of them answers first', async () => {
-    const masters = new DistinctMasters([fakeInstance('run_id:aaa\r\n', 1), fakeInstance('run_id:bbb\r\n', 20), fakeInstance('run_id:bbb\r\n', 5)], timeouts);
+    const masters = new DistinctMasters(
+      [fakeInstance('run_id:aaa\r\n', 1), fakeInstance('run_id:bbb\r\n', 20), fakeInstance('run_id:bbb\r\n', 5)],
+      timeouts,
+      asyncScheduler,
+    );
     await expect(masters.check('lock$', 'x')).rejects.toThrow(
       /^rxlock: lock\$\("x"\): instances\[1\] and instances\[2\] of createRedlockClient .*\(run_id bbb\)/,
     );
@@ -49,7 +53,7 @@ describe('DistinctMasters', () => {
   it('asks no Cluster, and does not ask again an instance whose INFO is refused with an error reply', async () => {
     const refused = Object.assign(new Error('NOPERM this user has no permissions to run the info command'), { name: 'ReplyError' });
     const instances = [fakeInstance('run_id:aaa\r\n', 1), fakeInstance(refused, 1), fakeInstance('run_id:aaa\r\n', 1, true)];
-    const masters = new DistinctMasters(instances, timeouts);
+    const masters = new DistinctMasters(instances, timeouts, asyncScheduler);
     await masters.check('lock$', 'x');
     expect(masters.check('lock$', 'x')).toBeUndefined();
     expect(instances.map((instance) => instance.asked)).toEqual([1, 1, 0]);
@@ -141,5 +145,24 @@ describe('Redlock refuses two clients of one server as two masters', () => {
     await admins[2]!.ping();
     expect(await distinct.withLock('inv', () => 'all three')).toBe('all three');
     expect(counted.map(({ infos }) => infos())).toEqual([1, 1, 1]);
+  });
+
+  it('close() ends a first use still waiting for the masters at once: the waiting call fails with ClientClosedError', async () => {
+    const distinct = redlock(servers.map((server) => server.client()));
+    servers[1]!.signal('SIGSTOP');
+    servers[2]!.signal('SIGSTOP');
+    try {
+      const started = Date.now();
+      const waiting = distinct.acquire('inv').catch((e: unknown) => e);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await distinct.close();
+      expect(await waiting).toBeInstanceOf(ClientClosedError);
+      // Not after commandTimeoutMs (5 s), which the first use would otherwise wait for two of three masters.
+      expect(Date.now() - started).toBeLessThan(2_000);
+    } finally {
+      servers[1]!.signal('SIGCONT');
+      servers[2]!.signal('SIGCONT');
+    }
+    await Promise.all([admins[1]!.ping(), admins[2]!.ping()]);
   });
 });

@@ -89,12 +89,12 @@ export function checkLockCall(fn: string, name: unknown, options: LockOptions | 
  * `createLockClient` refuses such a `watchdogTimeoutMs`: the lease would run out, locally, before the work
  * could use it, after the lock was taken in Redis for nothing.
  */
-export function assertLeaseOverDrift(leaseMs: number | undefined, settings: EngineSettings, where: string | (() => string)): void {
+export function assertLeaseOverDrift(leaseMs: number | undefined, settings: EngineSettings, where: string): void {
   if (leaseMs === undefined) return;
   const drift = driftFor(settings, leaseMs);
   if (drift >= leaseMs / 2) {
     throw new RangeError(
-      `rxlock: ${typeof where === 'string' ? where : where()}: option "leaseMs" (${String(leaseMs)}) is too short for the client's drift allowance: "driftMs" (${String(settings.driftMs)}) and ` +
+      `rxlock: ${where}: option "leaseMs" (${String(leaseMs)}) is too short for the client's drift allowance: "driftMs" (${String(settings.driftMs)}) and ` +
         `"driftFactor" (${String(settings.driftFactor)}) allow ${String(drift)} ms of drift on a ${String(leaseMs)} ms lease; it must be under half of it, or the lease could not be trusted`,
     );
   }
@@ -174,8 +174,6 @@ class LockAcquireSpec extends HandOffClock implements AcquireSpec<number>, HoldF
   constructor(core: ClientCore, name: string, options: LockOptions, chosen: OwnerChoice | undefined) {
     super();
     const { leaseMs, waitMs, fencing = false } = options;
-    // Also for the callers that checked their options without the client's settings.
-    if (leaseMs !== undefined) assertLeaseOverDrift(leaseMs, core.settings, () => `lock ${JSON.stringify(name)}`);
     const keys = lockKeys(core.keyPrefix + name);
     const { owner, shared } = chosen ?? chooseOwner(core, keys.lock, options.owner);
     const field = `${core.clientId}:${owner}`;
