@@ -1,6 +1,6 @@
 import { concat, filter, finalize, map, NEVER, Observable, of, switchMap, throwError } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { LockLostError } from '../src/index.js';
+import { ClientClosedError, LockLostError } from '../src/index.js';
 import { createTestScheduler, memoryClients } from './helpers.js';
 
 describe('withLock$ in virtual time', () => {
@@ -124,6 +124,21 @@ describe('leader$ in virtual time', () => {
         '- L 18ms #',
         undefined,
         reason,
+      );
+    });
+  });
+
+  it('ends with ClientClosedError as soon as the client closes while waiting out recampaignDelayMs', () => {
+    const ts = createTestScheduler();
+    ts.run(({ expectObservable, cold }) => {
+      const { store, clients } = memoryClients(ts, 1);
+      cold('5ms a').subscribe(() => store.restart());
+      // term 1 from 1, lost at 12; the next campaign would start at 112
+      cold('20ms a').subscribe(() => void clients[0]!.close());
+      expectObservable(clients[0]!.leader$('x', { recampaignDelayMs: 100 }).pipe(map(() => 'L')), '^ 150ms !').toBe(
+        '- L 18ms #',
+        undefined,
+        new ClientClosedError('x'),
       );
     });
   });

@@ -158,6 +158,23 @@ describe('rxlock/otel: instrumentLocks on a stream of events', () => {
     subscription.unsubscribe();
   });
 
+  it('records to a global MeterProvider registered after it started, from then on', async () => {
+    const events = new Subject<LockEvent>();
+    const subscription = instrumentLocks(events);
+    events.next({ ...base, type: 'timeout', time: 0, error: new LockTimeoutError('orders:1', 0) });
+    events.next({ ...base, type: 'acquired', time: 0, waitedMs: 1, token: undefined });
+    const m = setup();
+    expect(metrics.setGlobalMeterProvider(m.provider)).toBe(true);
+    events.next({ ...base, type: 'timeout', time: 0, error: new LockTimeoutError('orders:1', 0) });
+    // Released after the provider came: the lease was counted as held before it, so the new count is not lowered.
+    events.next({ ...base, type: 'released', time: 0, heldMs: 5 });
+    const collected = await m.collect();
+    expect(points(collected, 'rxlock.lock.timeouts').map((p) => p.value)).toEqual([1]);
+    expect(points(collected, 'rxlock.lock.releases').map((p) => p.value)).toEqual([1]);
+    expect(points(collected, 'rxlock.lock.held').map((p) => p.value)).toEqual([]);
+    subscription.unsubscribe();
+  });
+
   it('rejects bad arguments with TypeError or RangeError naming the option', () => {
     const events = new Subject<LockEvent>();
     expect(() => instrumentLocks({} as never)).toThrow(TypeError);

@@ -1,8 +1,8 @@
-import { metrics, type Attributes } from '@opentelemetry/api';
+import { metrics, type Attributes, type MeterProvider, type UpDownCounter } from '@opentelemetry/api';
 import type { Observable, Subscription } from 'rxjs';
 import type { LockEvent, LockKind } from '../engine/events.js';
 import { describeValue } from '../util/describeValue.js';
-import { createLockInstruments } from './lockInstruments.js';
+import { createLockInstruments, type LockInstruments } from './lockInstruments.js';
 import type { LockMetricsOptions } from './LockMetricsOptions.js';
 import { cappedNameGroups, nameUpToFirstColon } from './nameGroups.js';
 
@@ -13,6 +13,8 @@ const OPTION_KEYS = new Set(['meter', 'nameGroup', 'maxNameGroups']);
 interface OpenLease {
   count: number;
   readonly attributes: Attributes;
+  /** Where it was counted: a MeterProvider registered since then has its own instruments. */
+  readonly held: UpDownCounter;
 }
 
 /**
@@ -23,12 +25,15 @@ interface OpenLease {
  * returns `undefined`, `rxlock.lock.name` (the name's group).
  *
  * Leases granted before the call are not counted, and ending them does not lower `held`. Unsubscribing
- * takes the leases this instrumentation counted out of `held` again.
+ * takes the leases this instrumentation counted out of `held` again. Without a `meter`, the global
+ * MeterProvider's is looked up again whenever the provider changed, so one registered after this call is
+ * recorded to from then on.
  */
 export function instrumentLocks(events$: Observable<LockEvent>, options: LockMetricsOptions = {}): Subscription {
   checkOptions(events$, options);
-  const { meter = metrics.getMeter('rxlock'), nameGroup = nameUpToFirstColon, maxNameGroups = 100 } = options;
-  const instruments = createLockInstruments(meter);
+  const { meter, nameGroup = nameUpToFirstColon, maxNameGroups = 100 } = options;
+  const fixed = meter === undefined ? undefined : createLockInstruments(meter);
+  const instrumentsNow = fixed === undefined ? globalInstruments() : () => fixed;
   const groupOf = cappedNameGroups(nameGroup, maxNameGroups);
   const open = new Map<string, OpenLease>();
 
@@ -42,11 +47,12 @@ export function instrumentLocks(events$: Observable<LockEvent>, options: LockMet
     const lease = open.get(key);
     if (lease === undefined) return undefined;
     if (--lease.count === 0) open.delete(key);
-    instruments.held.add(-1, lease.attributes);
+    lease.held.add(-1, lease.attributes);
     return lease.attributes;
   };
 
   const record = (event: LockEvent): void => {
+    const instruments = instrumentsNow();
     switch (event.type) {
       case 'acquired': {
         const attributes = attributesOf(event.name, event.kind);
@@ -55,7 +61,7 @@ export function instrumentLocks(events$: Observable<LockEvent>, options: LockMet
         instruments.held.add(1, attributes);
         const key = leaseKey(event);
         const lease = open.get(key);
-        if (lease === undefined) open.set(key, { count: 1, attributes });
+        if (lease === undefined) open.set(key, { count: 1, attributes, held: instruments.held });
         else lease.count++;
         return;
       }
@@ -97,10 +103,24 @@ export function instrumentLocks(events$: Observable<LockEvent>, options: LockMet
     error: () => undefined,
   });
   subscription.add(() => {
-    for (const lease of open.values()) instruments.held.add(-lease.count, lease.attributes);
+    for (const lease of open.values()) lease.held.add(-lease.count, lease.attributes);
     open.clear();
   });
   return subscription;
+}
+
+/** The global MeterProvider's instruments, made again when another provider was registered since the last event. */
+function globalInstruments(): () => LockInstruments {
+  let provider: MeterProvider | undefined;
+  let instruments: LockInstruments | undefined;
+  return () => {
+    const current = metrics.getMeterProvider();
+    if (instruments === undefined || current !== provider) {
+      provider = current;
+      instruments = createLockInstruments(current.getMeter('rxlock'));
+    }
+    return instruments;
+  };
 }
 
 function checkOptions(events$: unknown, options: unknown): void {

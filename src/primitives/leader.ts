@@ -1,6 +1,7 @@
 import { defer, Observable, retry, throwError, timer, type OperatorFunction } from 'rxjs';
 import type { ClientCore } from '../engine/ClientCore.js';
 import type { Lease } from '../engine/Lease.js';
+import { ClientClosedError } from '../errors/ClientClosedError.js';
 import { LockLostError } from '../errors/LockLostError.js';
 import { assertDuration } from '../util/validate.js';
 import { checkLockOptions, lockHold$, type LockOptions } from './lock/lock.js';
@@ -17,7 +18,8 @@ const LEADER_OPTION_KEYS = ['fencing', 'signal', 'recampaignDelayMs'];
 
 /**
  * Campaigns for leadership while subscribed: emits a lease for every term won, and after a loss waits
- * and campaigns again. `pipe` puts the re-campaign after the operators you add, so in
+ * and campaigns again. The client's `close()` ends it: with `LockLostError('closed')` during a term, with
+ * `ClientClosedError` while campaigning or pausing between terms. `pipe` puts the re-campaign after the operators you add, so in
  * `leader$('scheduler').pipe(switchMap(runDuties))` a loss tears `runDuties` down (the error passes
  * through `switchMap`) and the next term starts them again.
  */
@@ -57,11 +59,29 @@ class LeaderObservable extends Observable<Lease> {
       const piped = this.#operators.reduce((source, operator) => operator(source), term$);
       return piped.pipe(
         retry({
-          // The signal ends the pause too: between terms no lock$ is subscribed to hear it.
+          // The signal and close() end the pause too: between terms no lock$ is subscribed to hear them.
           delay: (error: unknown) =>
-            error instanceof LockLostError && error.reason !== 'closed' ? abortable(timer(delayMs, core.scheduler), options?.signal) : throwError(() => error),
+            error instanceof LockLostError && error.reason !== 'closed'
+              ? untilClosed(core, name, abortable(timer(delayMs, core.scheduler), options?.signal))
+              : throwError(() => error),
         }),
       );
     });
   }
+}
+
+/** Errors with `ClientClosedError` as soon as the client closes (or at once, if it has). */
+function untilClosed<T>(core: ClientCore, name: string, source: Observable<T>): Observable<T> {
+  return new Observable<T>((subscriber) => {
+    if (core.closed) {
+      subscriber.error(new ClientClosedError(name));
+      return undefined;
+    }
+    const tracked = core.track({ close: () => subscriber.error(new ClientClosedError(name)) });
+    const subscription = source.subscribe(subscriber);
+    return () => {
+      core.untrack(tracked);
+      subscription.unsubscribe();
+    };
+  });
 }

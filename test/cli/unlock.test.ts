@@ -3,7 +3,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLockClient, type LockClient } from '../../src/index.js';
 import { eventually, sleep } from '../support/leaks.js';
 import { redisServerForSuite } from '../support/suiteRedis.js';
-import { CLI_TEST_TIMEOUT_MS, rxlock } from './cliProcess.js';
+import { CLI_TEST_TIMEOUT_MS, rxlock, spawnRxlock } from './cliProcess.js';
 import { REDISSON, writeRedissonFairLock } from './everyPrimitive.js';
 
 describe('rxlock unlock --force', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
@@ -72,6 +72,27 @@ describe('rxlock unlock --force', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     const accepted = await rxlock(['unlock', '--force', 'asked', '--url', url], { input: 'yes\n' });
     expect(accepted).toMatchObject({ code: 0, stdout: 'unlocked "asked" (was held by holder:stuck ×1)\n' });
     expect(await server.client().exists('asked')).toBe(0);
+  });
+
+  it('refuses when the holder changed while the operator was asked, and leaves the new holder alone', async () => {
+    clients();
+    const stuck = holder.lock$('turned', { owner: 'stuck' }).subscribe({ error: () => undefined });
+    holds.push(stuck);
+    await eventually(async () => (await server.client().hget('turned', 'holder:stuck')) === '1');
+    const child = spawnRxlock(['unlock', '--force', 'turned', '--url', url]);
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(await eventually(() => Promise.resolve(stderr.includes('[y/N]')), 20_000)).toBe(true);
+    // The old holder goes and a waiter takes the lock while the prompt waits.
+    stuck.unsubscribe();
+    await hold(waiter.lock$('turned', { owner: 'next' }));
+    child.stdin.end('y\n');
+    expect(await exited).toBe(1);
+    expect(stderr).toContain(
+      'rxlock: "turned" changed while you were asked (lock held by holder:stuck ×1 then, lock held by waiter:next ×1 now); nothing changed',
+    );
+    expect(await server.client().hget('turned', 'waiter:next')).toBe('1');
   });
 
   it('a write-locked read-write lock: deletes it and wakes every waiter', async () => {

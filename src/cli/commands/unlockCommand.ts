@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { CliError, EXIT_USAGE } from '../CliError.js';
 import type { CliIo } from '../CliIo.js';
-import type { ObjectKind } from '../inspect/LockObject.js';
+import type { LockObject, ObjectKind } from '../inspect/LockObject.js';
 import { confirm } from '../unlock/confirm.js';
 import { planForceUnlock } from '../unlock/forceUnlock.js';
 import { parseKinds } from './parseOptions.js';
@@ -51,8 +51,21 @@ export function registerUnlock(program: Command, io: CliIo): void {
         if (options.yes !== true) {
           io.stderr.write(`${plan.description}\n`);
           if (!(await confirm(io, `Force-unlock "${name}" on ${connection.address}? [y/N] `))) throw new CliError('not confirmed; nothing changed');
+          // While the operator read the prompt, the dead holder's key may have expired and a waiter taken the lock.
+          const now = await requireObject(connection, name, options.kind);
+          if (holdersOf(now) !== holdersOf(object)) {
+            throw new CliError(
+              `"${name}" changed while you were asked (${holdersOf(object)} then, ${holdersOf(now)} now); nothing changed, run the command again`,
+            );
+          }
         }
         io.stdout.write(`${await plan.run(connection)}\n`);
       });
     });
+}
+
+/** The kind and holders of an object, as the prompt named them. */
+function holdersOf(object: LockObject): string {
+  const holders = object.holders.map((holder) => `${holder.id} ×${holder.holds}`).join(', ');
+  return `${object.kind} held by ${holders === '' ? 'nobody' : holders}`;
 }
