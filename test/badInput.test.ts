@@ -15,6 +15,7 @@ import {
 import { createMemoryStore, MemoryStore, type MemoryStoreOptions } from '../src/testing.js';
 import { eventually } from './support/leaks.js';
 import { freePort } from './support/redisServer.js';
+import { countingCalls } from './support/countingCalls.js';
 import { redisServerForSuite } from './support/suiteRedis.js';
 
 /**
@@ -22,20 +23,9 @@ import { redisServerForSuite } from './support/suiteRedis.js';
  * the store sends it only as the NOSCRIPT fallback of an EVALSHA that was.
  */
 function countingRedis(redis: Redis): { redis: RedisLike; scripts: () => number } {
-  let scripts = 0;
   const counted = new Set<PropertyKey>(['eval', 'evalsha', 'pipeline']);
-  const proxy = new Proxy(redis, {
-    get(target, property) {
-      const value: unknown = Reflect.get(target, property, target);
-      if (typeof value !== 'function') return value;
-      const method = value as (...args: unknown[]) => unknown;
-      return (...args: unknown[]) => {
-        if (counted.has(property)) scripts++;
-        return method.apply(target, args);
-      };
-    },
-  });
-  return { redis: proxy, scripts: () => scripts };
+  const { redis: proxy, calls } = countingCalls(redis, (method) => counted.has(method));
+  return { redis: proxy, scripts: calls };
 }
 
 type Call = (client: LockClient) => Observable<unknown> | Promise<unknown>;

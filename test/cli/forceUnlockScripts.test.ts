@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { lastValueFrom } from 'rxjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fairLockForceUnlockScript } from '../../src/primitives/fairLock/forceUnlockScript.js';
+import { FORCE_UNLOCK_ARGS, fairLockForceUnlockScript } from '../../src/primitives/fairLock/forceUnlockScript.js';
 import { fairLockKeys } from '../../src/primitives/fairLock/fairLockKeys.js';
 import { fairArgv } from '../../src/primitives/fairLock/fairQueue.js';
 import { latchOpenScript } from '../../src/cli/unlock/latchOpenScript.js';
@@ -75,16 +75,10 @@ describe('unlock --force scripts: the Lua and its memory twin do the same', () =
 
   const fair = fairLockKeys('fair');
   const fairArgs = fairArgv({
-    leaseMs: 0,
-    field: '',
-    holdId: '',
-    waitId: '',
-    fencing: false,
-    enqueue: false,
+    ...FORCE_UNLOCK_ARGS,
     waiterTimeoutMs: 0,
     publishCommand: 'publish',
     channelPrefix: fair.channelPrefix,
-    direct: false,
   });
 
   it('fair lock: drops the dead head waiters and deletes the lock', async () => {

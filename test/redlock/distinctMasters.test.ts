@@ -3,23 +3,13 @@ import { asyncScheduler, firstValueFrom } from 'rxjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ClientClosedError, createRedlockClient, type RedisLike, type RedlockClient } from '../../src/index.js';
 import { DistinctMasters } from '../../src/redlock/distinctMasters.js';
+import { countingCalls } from '../support/countingCalls.js';
 import { startRedis, type RedisServer } from '../support/redisServer.js';
 
 /** `redis` with its `INFO server` commands counted. */
 function countingInfo(redis: Redis): { redis: RedisLike; infos: () => number } {
-  let infos = 0;
-  const proxy = new Proxy(redis, {
-    get(target, property) {
-      const value: unknown = Reflect.get(target, property, target);
-      if (typeof value !== 'function') return value;
-      const method = value as (...args: unknown[]) => unknown;
-      return (...args: unknown[]) => {
-        if (property === 'info' && args[0] === 'server') infos++;
-        return method.apply(target, args);
-      };
-    },
-  });
-  return { redis: proxy, infos: () => infos };
+  const { redis: proxy, calls } = countingCalls(redis, (method, args) => method === 'info' && args[0] === 'server');
+  return { redis: proxy, infos: calls };
 }
 
 /** A fake instance whose INFO answers `reply` (or fails with it) after `delayMs`. */
