@@ -111,13 +111,15 @@ export class QuorumConnection implements StoreConnection {
   }
 
   /**
-   * Runs a verdict's rollback on every instance whose ballot failed: the command may still run there (it waits
-   * in the socket of a paused server, or in ioredis' queue), and this one follows it on the same connection.
-   * Its failures are dropped: the TTL is the safety net.
+   * Runs a verdict's rollback on every instance whose ballot failed, where the command may still run (it waits
+   * in the socket of a paused server, or in ioredis' queue) and this one follows it on the same connection, and
+   * on every instance that replied with a grant (an integer) the verdict did not keep. Its failures are dropped:
+   * the TTL is the safety net.
    */
   #rollBack(rollback: ScriptCall<unknown>, ballots: readonly Ballot<Reply>[]): void {
     this.#instances.forEach((instance, index) => {
-      if (ballots[index]?.state !== 'failed') return;
+      const ballot = ballots[index];
+      if (ballot?.state !== 'failed' && !(ballot?.state === 'replied' && typeof ballot.reply === 'number')) return;
       instance.run(rawForm(rollback.script), rollback.keys, rollback.args).subscribe({ error: () => undefined });
     });
   }

@@ -27,7 +27,8 @@ export interface VoteContext {
 /**
  * One reply made of the instances' replies (in the script's raw form, which the script then parses), or an error.
  * `rollback`: what to run on every instance whose ballot failed (no reply in time, or an error), because the
- * command may still run there and leave something behind that nobody else will undo.
+ * command may still run there and leave something behind that nobody else will undo, and on every instance
+ * that granted an attempt the majority refused.
  */
 export type Verdict = { readonly reply: Reply; readonly rollback?: ScriptCall<unknown> } | { readonly error: StoreError };
 
@@ -111,9 +112,11 @@ const acquireVote: Vote = {
       if (permanent !== undefined) return { error: permanent };
       return { error: unavailable(`${failed + pending} of ${instances} instances did not answer in time; a majority of ${quorum} must`, true) };
     }
-    if (grants > 0)
+    if (grants > 0 && refused.length < quorum) {
       return { error: unavailable(`split vote: ${grants} of ${instances} instances granted it, a majority of ${quorum} must; released, trying again`, true) };
-    // Refused by the holder's majority. An instance that did not answer in time may still grant this attempt
+    }
+    // Refused by the holder's majority (a master that lost the holder's key, restarted empty, may have granted
+    // it: released there, so that it does not keep the lock from the next majority). An instance that did not answer in time may still grant this attempt
     // later (a command queued while it was down): that leftover is a minority and expires with its TTL. A
     // waiter's is its own if it asks again, and its leave (when it gives up) releases it everywhere. A try
     // (`waitMs: 0`) neither asks again nor leaves: its leftover is released here, on the instances that did not
@@ -122,7 +125,8 @@ const acquireVote: Vote = {
     const refusals = refused.map(([, retryInMs = -1]) => retryInMs).sort((a, b) => a - b);
     const mustClear = quorum - (instances - refusals.length);
     const reply: Reply = [0, mustClear <= 0 ? 0 : (refusals[mustClear - 1] ?? -1)];
-    return failed > 0 && String(args[2]).startsWith('try') ? { reply, rollback: attemptRelease(keys, args) } : { reply };
+    const leftovers = grants > 0 || (failed > 0 && String(args[2]).startsWith('try'));
+    return leftovers ? { reply, rollback: attemptRelease(keys, args) } : { reply };
   },
 };
 

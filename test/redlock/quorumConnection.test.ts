@@ -140,6 +140,23 @@ describe('Redlock client over 3 real masters', () => {
     expect(await admins[2]!.keys('*')).toEqual([]);
   });
 
+  it('a holder’s majority refuses although a master that lost its key granted: the contender waits (LockTimeoutError), and the stray grant is released', async () => {
+    const holder = client();
+    const held = await holder.acquire('job');
+    // One master loses the holder's key (a restart without persistence): it would grant the next attempt.
+    await admins[2]!.del('job');
+    const contender = client();
+    const started = Date.now();
+    const tried = await firstValueFrom(contender.lock$('job', { waitMs: 0 })).catch((caught: unknown) => caught);
+    expect(tried).toBeInstanceOf(LockTimeoutError);
+    const waited = await firstValueFrom(contender.lock$('job', { waitMs: 600 })).catch((caught: unknown) => caught);
+    expect(waited).toBeInstanceOf(LockTimeoutError);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(600);
+    // Nothing of the contender stays on the master that granted it.
+    expect(await eventually(async () => (await admins[2]!.exists('job')) === 0, 2_000)).toBe(true);
+    await held.release();
+  });
+
   /** What a run of `lock$` ended with within `ms`: its error, or 'still waiting'. */
   const outcomeWithin = (lease$: ReturnType<RedlockClient['lock$']>, ms: number): Promise<unknown> =>
     Promise.race([
