@@ -111,15 +111,15 @@ export class QuorumConnection implements StoreConnection {
   }
 
   /**
-   * Runs a verdict's rollback on every instance whose ballot failed, where the command may still run (it waits
-   * in the socket of a paused server, or in ioredis' queue) and this one follows it on the same connection, and
-   * on every instance that replied with a grant (an integer) the verdict did not keep. Its failures are dropped:
-   * the TTL is the safety net.
+   * Runs a verdict's rollback on every instance but those that replied with a refusal (an array): where the
+   * command failed or has not answered yet it may still run (it waits in the socket of a paused server, or in
+   * ioredis' queue), and this one follows it on the same connection; where it replied with a grant (an
+   * integer), the verdict did not keep it. Its failures are dropped: the TTL is the safety net.
    */
   #rollBack(rollback: ScriptCall<unknown>, ballots: readonly Ballot<Reply>[]): void {
     this.#instances.forEach((instance, index) => {
       const ballot = ballots[index];
-      if (ballot?.state !== 'failed' && !(ballot?.state === 'replied' && typeof ballot.reply === 'number')) return;
+      if (ballot?.state === 'replied' && typeof ballot.reply !== 'number') return;
       instance.run(rawForm(rollback.script), rollback.keys, rollback.args).subscribe({ error: () => undefined });
     });
   }

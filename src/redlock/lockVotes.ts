@@ -26,9 +26,9 @@ export interface VoteContext {
 
 /**
  * One reply made of the instances' replies (in the script's raw form, which the script then parses), or an error.
- * `rollback`: what to run on every instance whose ballot failed (no reply in time, or an error), because the
- * command may still run there and leave something behind that nobody else will undo, and on every instance
- * that granted an attempt the majority refused.
+ * `rollback`: what to run on every instance whose ballot failed or is still pending (no reply in time, or an
+ * error), because the command may still run there and leave something behind that nobody else will undo, and
+ * on every instance that granted an attempt the majority refused.
  */
 export type Verdict = { readonly reply: Reply; readonly rollback?: ScriptCall<unknown> } | { readonly error: StoreError };
 
