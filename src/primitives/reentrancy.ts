@@ -3,6 +3,7 @@ import type { ClientCore } from '../engine/ClientCore.js';
 
 /** The hold a `withLock` callback runs in: once it is released or lost, its owner is nobody's to re-enter with. */
 interface Hold {
+  readonly owner: string;
   readonly ended: boolean;
 }
 
@@ -12,7 +13,7 @@ interface Hold {
  * task re-enters instead of deadlocking. Independent tasks have independent contexts and still exclude
  * each other, and so do tasks the callback started that run on after its hold ended: they acquire anew.
  */
-const heldByTask = new AsyncLocalStorage<ReadonlyMap<string, { readonly owner: string; readonly hold: Hold }>>();
+const heldByTask = new AsyncLocalStorage<ReadonlyMap<string, Hold>>();
 
 function slot(core: ClientCore, fullName: string): string {
   return `${core.clientId}\u0000${fullName}`;
@@ -20,14 +21,14 @@ function slot(core: ClientCore, fullName: string): string {
 
 /** The owner that holds `fullName` in the current async context, if any, while that hold lasts. */
 export function contextOwner(core: ClientCore, fullName: string): string | undefined {
-  const entry = heldByTask.getStore()?.get(slot(core, fullName));
-  return entry === undefined || entry.hold.ended ? undefined : entry.owner;
+  const hold = heldByTask.getStore()?.get(slot(core, fullName));
+  return hold === undefined || hold.ended ? undefined : hold.owner;
 }
 
-/** Runs `fn` (and everything it starts) as `owner` of `fullName` for as long as `hold` has not ended. */
-export function runAsOwner<T>(core: ClientCore, fullName: string, owner: string, hold: Hold, fn: () => T): T {
+/** Runs `fn` (and everything it starts) as the owner of `hold` on `fullName`, for as long as `hold` has not ended. */
+export function runAsOwner<T>(core: ClientCore, fullName: string, hold: Hold, fn: () => T): T {
   const outer = heldByTask.getStore();
   const inner = new Map(outer);
-  inner.set(slot(core, fullName), { owner, hold });
+  inner.set(slot(core, fullName), hold);
   return heldByTask.run(inner, fn);
 }

@@ -69,7 +69,7 @@ export function withLock$<T>(
     const fullName = core.keyPrefix + name;
     const chosen = chooseOwner(core, fullName, options?.owner);
     const shared = { owner: chosen.owner, shared: true };
-    return scoped$(lockHold$(core, name, options, shared), work, (lease, run) => runAsOwner(core, fullName, shared.owner, lease, run), endHeld);
+    return scoped$(lockHold$(core, name, options, shared), work, (lease, run) => runAsOwner(core, fullName, lease, run), endHeld);
   });
 }
 

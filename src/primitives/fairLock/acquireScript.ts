@@ -75,7 +75,10 @@ if size == 0 and (not head or head == field) then
   return reply
 end
 -- A hash without a TTL is never unlocked by expiry: unless it holds counts only, it is another application's.
-if size > 0 and on(1, 'pttl') == -1 then
+-- Read once: nothing below writes the lock key, and the reply's wait needs the same TTL (-2: an empty hash is no key).
+local lockTtl = -2
+if size > 0 then lockTtl = on(1, 'pttl') end
+if lockTtl == -1 then
   ${LUA_IS_HOLD_COUNT}
   for _, value in ipairs(on(1, 'hvals')) do
     if not isHoldCount(value) then ${luaNotALock('KEYS[1]')} end
@@ -115,7 +118,7 @@ end
 on(4, 'zadd', int(deadline), field)
 local refresh = math.max(1, math.floor(share / 3))
 if position > 0 and headDeadline - now >= refresh then return {0, refresh, nowUs} end
-local wait = on(1, 'pttl')
+local wait = lockTtl
 if position > 0 then wait = math.max(wait, headDeadline - now) end
 if wait <= 0 or wait > refresh then wait = refresh end
 return {0, wait, nowUs}
@@ -155,7 +158,8 @@ return {0, wait, nowUs}
       }
       return reply;
     }
-    if (size > 0 && db.pttl(run.lock) === -1 && db.hkeys(run.lock).some((key) => !isHoldCount(db.hget(run.lock, key)))) throw notALock(run.lock);
+    const lockTtl = size > 0 ? db.pttl(run.lock) : -2;
+    if (lockTtl === -1 && db.hkeys(run.lock).some((key) => !isHoldCount(db.hget(run.lock, key)))) throw notALock(run.lock);
     if (!run.enqueue) return [0, -1, 0];
     const current = db.zscore(run.timeouts, field);
     if (head === undefined) {
@@ -182,7 +186,7 @@ return {0, wait, nowUs}
     const now = run.clock();
     const refresh = Math.max(1, Math.floor(share / 3));
     if (position > 0 && run.headDeadline - now >= refresh) return [0, refresh, run.nowUs];
-    let wait = db.pttl(run.lock);
+    let wait = lockTtl;
     if (position > 0) wait = Math.max(wait, run.headDeadline - now);
     if (wait <= 0 || wait > refresh) wait = refresh;
     return [0, wait, run.nowUs];

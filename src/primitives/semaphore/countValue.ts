@@ -1,4 +1,4 @@
-import type { MemoryDb } from '../../store/memory/MemoryDb.js';
+import { int64Of, type MemoryDb } from '../../store/memory/MemoryDb.js';
 import { ScriptError, WRONGTYPE_REPLY } from '../../store/Script.js';
 import { FOREIGN_STRING } from '../../store/wrongType.js';
 
@@ -48,11 +48,7 @@ export function refuseNonInteger(key: string, raw: string | null): void {
   if (raw !== null && countValue(raw) === undefined) throw new ScriptError(`${WRONGTYPE_REPLY} ${key} ${FOREIGN_STRING}`);
 }
 
-const INT64_MAX = 2n ** 63n - 1n;
-
 /** The memory twin of `countValue`. */
 export function countValue(raw: string | null): number | undefined {
-  if (raw === null || !/^(0|-?[1-9]\d{0,18})$/.test(raw)) return undefined;
-  const value = BigInt(raw);
-  return value > INT64_MAX || value < -INT64_MAX - 1n ? undefined : Number(raw);
+  return raw === null || int64Of(raw) === undefined ? undefined : Number(raw);
 }

@@ -281,7 +281,14 @@ function incremented(current: string | undefined, by: number): bigint {
 }
 
 function toInt64(value: string): bigint {
-  const parsed = /^(0|-?[1-9]\d{0,18})$/.test(value) ? BigInt(value) : undefined;
-  if (parsed === undefined || parsed < INT64_MIN || parsed > INT64_MAX) throw new ScriptError('ERR value is not an integer or out of range');
+  const parsed = int64Of(value);
+  if (parsed === undefined) throw new ScriptError('ERR value is not an integer or out of range');
   return parsed;
+}
+
+/** `value` as Redis reads an integer (INCRBY, DECRBY): a signed 64-bit integer without leading zeros; undefined for anything else. */
+export function int64Of(value: string): bigint | undefined {
+  if (!/^(0|-?[1-9]\d{0,18})$/.test(value)) return undefined;
+  const parsed = BigInt(value);
+  return parsed < INT64_MIN || parsed > INT64_MAX ? undefined : parsed;
 }
