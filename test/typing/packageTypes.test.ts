@@ -44,4 +44,11 @@ describe('the package’s types resolve from a user’s project', { timeout: 60_
     expect(errorsUnder({ module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext })).toEqual([]);
     expect(errorsUnder({ module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler })).toEqual([]);
   });
+
+  it('its declaration files compile as they are (without skipLibCheck)', () => {
+    const typeRoots = [join(root, 'node_modules/@types')];
+    expect(
+      errorsUnder({ module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, skipLibCheck: false, types: ['node'], typeRoots }),
+    ).toEqual([]);
+  });
 });
