@@ -25,6 +25,17 @@ const THINK_MS = [10, 50] as const;
 
 type Side = 'exclusive' | 'shared';
 type Fault = 'pubsub' | 'normal' | 'script-flush';
+const FAULT_DECK: readonly Fault[] = ['pubsub', 'pubsub', 'normal', 'script-flush'];
+
+/** A copy of `items` in a random order (Fisher–Yates). */
+function shuffled<T>(items: readonly T[], random: () => number): T[] {
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j]!, copy[i]!];
+  }
+  return copy;
+}
 
 /** One holder's belief that it held: from the lease's arrival to its exit or loss, capped by the lease's deadline (as checker.ts does). */
 interface Section {
@@ -267,15 +278,21 @@ async function contend(rig: Rig, primitive: Primitive): Promise<void> {
   const injected: Record<Fault, number> = { pubsub: 0, normal: 0, 'script-flush': 0 };
   let killedConnections = 0;
   const channelsSeen = new Set<string>();
+  // Dealt from shuffled decks, half of them pub/sub kills: a random draw of each fault gave some runs too few of one kind.
+  let hand: Fault[] = [];
+  const nextFault = (): Fault => {
+    if (hand.length === 0) hand = shuffled(FAULT_DECK, random);
+    return hand.pop()!;
+  };
   const faultsUntil = performance.now() + FAULT_MS;
   while (performance.now() < faultsUntil) {
     await sleep(150 + Math.floor(random() * 150));
     for (const channel of (await admin.pubsub('CHANNELS')) as string[]) channelsSeen.add(channel);
-    const roll = random();
-    if (roll < 0.5) {
+    const fault = nextFault();
+    if (fault === 'pubsub') {
       injected.pubsub++;
       killedConnections += Number(await admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub'));
-    } else if (roll < 0.75) {
+    } else if (fault === 'normal') {
       // Some of the command connections: each other one with probability 1/2.
       injected.normal++;
       const me = Number(await admin.call('CLIENT', 'ID'));
