@@ -4,6 +4,7 @@ import type { CliIo } from '../CliIo.js';
 import type { LockObject, ObjectKind } from '../inspect/LockObject.js';
 import { confirm } from '../unlock/confirm.js';
 import { planForceUnlock } from '../unlock/forceUnlock.js';
+import { unlockIfUnchanged } from '../unlock/unlockIfUnchanged.js';
 import { parseKinds } from './parseOptions.js';
 import { requireObject } from './requireObject.js';
 import { globalFlags, withConnection } from './withConnection.js';
@@ -48,18 +49,22 @@ export function registerUnlock(program: Command, io: CliIo): void {
       await withConnection(flags, { shardedPubSub: options.shardedPubsub === true }, async (connection) => {
         const object = await requireObject(connection, name, options.kind);
         const plan = planForceUnlock(object);
-        if (options.yes !== true) {
-          io.stderr.write(`${plan.description}\n`);
-          if (!(await confirm(io, `Force-unlock "${name}" on ${connection.address}? [y/N] `))) throw new CliError('not confirmed; nothing changed');
-          // While the operator read the prompt, the dead holder's key may have expired and a waiter taken the lock.
+        if (options.yes === true) {
+          io.stdout.write(`${await plan.run(connection)}\n`);
+          return;
+        }
+        io.stderr.write(`${plan.description}\n`);
+        if (!(await confirm(io, `Force-unlock "${name}" on ${connection.address}? [y/N] `))) throw new CliError('not confirmed; nothing changed');
+        // While the operator read the prompt, the dead holder's key may have expired and a waiter taken the lock.
+        const recheck = async (): Promise<void> => {
           const now = await requireObject(connection, name, options.kind);
           if (holdersOf(now) !== holdersOf(object)) {
             throw new CliError(
               `"${name}" changed while you were asked (${holdersOf(object)} then, ${holdersOf(now)} now); nothing changed, run the command again`,
             );
           }
-        }
-        io.stdout.write(`${await plan.run(connection)}\n`);
+        };
+        io.stdout.write(`${await unlockIfUnchanged(connection, name, plan, recheck)}\n`);
       });
     });
 }

@@ -1,5 +1,5 @@
 import { lastValueFrom } from 'rxjs';
-import type { Script } from '../../store/Script.js';
+import type { Reply } from '../../store/Script.js';
 import type { StoreConnection } from '../../store/Store.js';
 import { redisStore } from '../../store/redis/RedisStore.js';
 import { StoreError } from '../../store/StoreError.js';
@@ -12,7 +12,7 @@ import type { LockObject } from '../inspect/LockObject.js';
 import { plural } from '../render/format.js';
 import { latchKeys, latchPublishArgs } from '../../primitives/latch/latchKeys.js';
 import { latchOpenScript } from './latchOpenScript.js';
-import { forceUnlockAnyKind, type ForceUnlocked, type RunScript } from '../../primitives/lock/forceUnlockAnyKind.js';
+import { forceUnlockAnyKind, forceUnlockCall, type ForceUnlocked, type RunScript, type ScriptCall } from '../../primitives/lock/forceUnlockAnyKind.js';
 import type { LockKind } from '../../primitives/lock/lockKind.js';
 import { leasedSemaphoreRevokeScript } from './leasedSemaphoreRevokeScript.js';
 
@@ -20,8 +20,28 @@ import { leasedSemaphoreRevokeScript } from './leasedSemaphoreRevokeScript.js';
 export interface ForceUnlockPlan {
   /** One sentence for the confirmation prompt. */
   readonly description: string;
-  /** Does it; answers what happened, in one line. */
+  /** The keys that hold what the prompt named (its holders, count or permits): the unlock must not outlive a change to them. */
+  readonly watched: readonly string[];
+  /**
+   * The unlock as one script call, and what to say of its reply. A lock is tried as the kind the prompt named
+   * first; when its script answers that it is of another kind (a fair lock nobody waits for looks like a plain
+   * lock), `finish` answers undefined and the next step tries that kind.
+   */
+  step(publishCommand: string): UnlockStep;
+  /** Does it; answers what happened, in one line. A lock whose kind changed since is unlocked as what it is now. */
   run(connection: Connection): Promise<string>;
+}
+
+/** One script call and the line that reports its reply. */
+export interface UnlockStep {
+  readonly lua: string;
+  readonly keys: readonly string[];
+  readonly args: readonly (string | number)[];
+  finish(reply: Reply): string | undefined;
+}
+
+function unlockStep<R>({ script, keys, args }: ScriptCall<R>, report: (reply: R) => string | undefined): UnlockStep {
+  return { lua: script.lua, keys, args, finish: (reply) => report(script.parse(reply)) };
 }
 
 /**
@@ -38,59 +58,50 @@ export function planForceUnlock(object: LockObject): ForceUnlockPlan {
   switch (object.kind) {
     case 'lock':
       if (object.holders.length === 0) throw notHeld(name, 'the lock is free');
-      return {
-        description: `Delete lock "${name}" held by ${holders} and wake a waiter.`,
-        run: async (connection) => {
-          // The scripts themselves, not the client's forceUnlock: a name the client API refuses (a lone brace,
-          // written by another library or by hand) is still a lock `ls` lists and an operator may free.
-          const done = await forceUnlockLock(connection, name, 'lock');
-          return done.unlocked ? `unlocked ${what(done.kind, name)} (was held by ${holders})` : `${what(done.kind, name)} was already free`;
-        },
-      };
+      return lockPlan(name, 'lock', `Delete lock "${name}" held by ${holders} and wake a waiter.`, (done) =>
+        done.unlocked ? `unlocked ${what(done.kind, name)} (was held by ${holders})` : `${what(done.kind, name)} was already free`,
+      );
     case 'fairLock':
-      return {
-        description:
-          object.holders.length > 0
-            ? `Delete fair lock "${name}" held by ${holders}, drop queued waiters whose time ran out, and wake the head of the queue.`
-            : `Fair lock "${name}" is not held: drop queued waiters whose time ran out and wake the head of the queue.`,
-        run: async (connection) => {
-          const done = await forceUnlockLock(connection, name, 'fairLock');
+      return lockPlan(
+        name,
+        'fairLock',
+        object.holders.length > 0
+          ? `Delete fair lock "${name}" held by ${holders}, drop queued waiters whose time ran out, and wake the head of the queue.`
+          : `Fair lock "${name}" is not held: drop queued waiters whose time ran out and wake the head of the queue.`,
+        (done) => {
           if (done.unlocked) return `unlocked ${what(done.kind, name)} (was held by ${holders})`;
           return done.kind === 'fairLock' ? `fair lock "${name}" was not held; woke the head of its queue` : `${what(done.kind, name)} was already free`;
         },
-      };
+      );
     case 'readWriteLock':
-      return {
-        description: `Delete ${object.mode} lock "${name}" held by ${holders} and wake ${object.mode === 'write' ? 'every waiter' : 'a waiting writer'}.`,
-        run: async (connection) => {
-          const done = await forceUnlockLock(connection, name, 'readWriteLock');
+      return lockPlan(
+        name,
+        'readWriteLock',
+        `Delete ${object.mode} lock "${name}" held by ${holders} and wake ${object.mode === 'write' ? 'every waiter' : 'a waiting writer'}.`,
+        (done) => {
           if (!done.unlocked) return `${what(done.kind, name)} was already free`;
           return done.kind === 'readWriteLock'
             ? `unlocked read-write lock "${name}" (was ${object.mode}-locked by ${holders})`
             : `unlocked ${what(done.kind, name)} (was held by ${holders})`;
         },
-      };
+      );
     case 'leasedSemaphore':
       if (object.holders.length === 0) throw notHeld(name, 'no permit is leased');
-      return {
-        description: `Take back all ${plural(object.holders.length, 'leased permit')} of semaphore "${name}" (as if their leases ran out) and wake its waiters.`,
-        run: async (connection) => {
-          const returned = await runScript(connection, name, leasedSemaphoreRevokeScript, [keys.main, keys.permitLeases, keys.semaphoreChannel], (publish) => [
-            publish,
-          ]);
-          return `took back ${plural(returned, 'permit')} of semaphore "${name}"`;
-        },
-      };
+      return scriptPlan(
+        name,
+        `Take back all ${plural(object.holders.length, 'leased permit')} of semaphore "${name}" (as if their leases ran out) and wake its waiters.`,
+        [keys.main, keys.permitLeases],
+        (publish) => ({ script: leasedSemaphoreRevokeScript, keys: [keys.main, keys.permitLeases, keys.semaphoreChannel], args: [publish] }),
+        (returned) => `took back ${plural(returned, 'permit')} of semaphore "${name}"`,
+      );
     case 'latch':
-      return {
-        description: `Open latch "${name}" (count ${object.count} → 0) and release everyone awaiting it.`,
-        run: async (connection) => {
-          const opened = await runScript(connection, name, latchOpenScript, [keys.main, keys.latchChannel], (publish) =>
-            latchPublishArgs(latchKeys(name), publish),
-          );
-          return opened ? `opened latch "${name}"` : `latch "${name}" was already open`;
-        },
-      };
+      return scriptPlan(
+        name,
+        `Open latch "${name}" (count ${object.count} → 0) and release everyone awaiting it.`,
+        [keys.main],
+        (publish) => ({ script: latchOpenScript, keys: [keys.main, keys.latchChannel], args: latchPublishArgs(latchKeys(name), publish) }),
+        (opened) => (opened ? `opened latch "${name}"` : `latch "${name}" was already open`),
+      );
     case 'semaphore':
       throw new CliError(
         `"${name}" is a semaphore: its permits have no owner, so there is nothing to force-unlock (a holder that died keeps its permits; give them back with the client's addPermits)`,
@@ -121,26 +132,56 @@ function what(kind: LockKind, name: string): string {
 }
 
 /**
- * The client's force-unlock of a lock of any kind, starting with the kind `ls` saw (one that changed kind since is
- * unlocked as what it is now). Only dead waiters past their score leave a fair line: the CLI does not know the
- * clients' `fairLockWaiterTimeoutMs`.
+ * A lock of any kind, force-unlocked as the client's own `forceUnlock` does (`forceUnlockAnyKind`), starting
+ * with the kind `ls` saw: outside a transaction one that changed kind since is unlocked as what it is now. The
+ * scripts themselves, not the client's method: a name the client API refuses (a lone brace, written by another
+ * library or by hand) is still a lock `ls` lists and an operator may free. Only dead waiters past their score
+ * leave a fair line: the CLI does not know the clients' `fairLockWaiterTimeoutMs`.
  */
-function forceUnlockLock(connection: Connection, name: string, kind: LockKind): Promise<ForceUnlocked> {
-  return withStore(connection, name, (store) => {
-    const run: RunScript = (script, keys, args) => lastValueFrom(store.run(script, keys, args));
-    return forceUnlockAnyKind(run, name, { publishCommand: store.publishCommand, handoffMs: DEFAULT_HANDOFF_MS, fairWaiterTimeoutMs: 0 }, kind);
-  });
+function lockPlan(name: string, seen: LockKind, description: string, report: (done: ForceUnlocked) => string): ForceUnlockPlan {
+  const settings = (publishCommand: string) => ({ publishCommand, handoffMs: DEFAULT_HANDOFF_MS, fairWaiterTimeoutMs: 0 });
+  const keys = familyKeys(name);
+  let kind = seen;
+  return {
+    description,
+    // The hash of holders. Not a fair lock's line: the unlock wakes whichever waiter heads it then.
+    watched: [keys.main],
+    step: (publishCommand) =>
+      unlockStep(forceUnlockCall(kind, name, settings(publishCommand)), (reply) => {
+        if (typeof reply === 'boolean') return report({ kind, unlocked: reply });
+        kind = reply;
+        return undefined;
+      }),
+    run: async (connection) =>
+      report(
+        await withStore(connection, name, (store) => {
+          const run: RunScript = (script, scriptKeys, args) => lastValueFrom(store.run(script, scriptKeys, args));
+          return forceUnlockAnyKind(run, name, settings(store.publishCommand), seen);
+        }),
+      ),
+  };
 }
 
-/** Runs one admin script through rxlock's Redis store; `args` gets the publish command its clients use. */
-function runScript<R>(
-  connection: Connection,
+/** An object unlocked by one admin script, which gets the publish command its clients use. */
+function scriptPlan<R>(
   name: string,
-  script: Script<R>,
-  keys: readonly string[],
-  args: (publishCommand: string) => (string | number)[],
-): Promise<R> {
-  return withStore(connection, name, (store) => lastValueFrom(store.run(script, keys, args(store.publishCommand))));
+  description: string,
+  watched: readonly string[],
+  call: (publishCommand: string) => ScriptCall<R>,
+  report: (reply: R) => string,
+): ForceUnlockPlan {
+  return {
+    description,
+    watched,
+    step: (publishCommand) => unlockStep(call(publishCommand), report),
+    run: async (connection) =>
+      report(
+        await withStore(connection, name, (store) => {
+          const { script, keys, args } = call(store.publishCommand);
+          return lastValueFrom(store.run(script, keys, args));
+        }),
+      ),
+  };
 }
 
 /** Uses a connection of rxlock's Redis store, closed afterwards; a key of another type becomes the CLI's error. */
@@ -149,12 +190,15 @@ async function withStore<R>(connection: Connection, name: string, use: (store: S
   try {
     return await use(store);
   } catch (error) {
-    if (error instanceof StoreError && error.code === 'wrongtype') {
-      const { key, type } = wrongTypeOf(error.message, name);
-      throw wrongType(name, key, type);
-    }
-    throw error;
+    throw withKeyNamed(error, name);
   } finally {
     await store.close();
   }
+}
+
+/** A script's error for a key of another type as the CLI's error naming that key; any other error as it is. */
+export function withKeyNamed(error: unknown, name: string): unknown {
+  if (!(error instanceof StoreError) || error.code !== 'wrongtype') return error;
+  const { key, type } = wrongTypeOf(error.message, name);
+  return wrongType(name, key, type);
 }
