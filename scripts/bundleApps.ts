@@ -3,7 +3,7 @@
 // that installs rxlock as a library gets none of them. The library itself (`tsc -p tsconfig.build.json`) is
 // not bundled; its dependencies and peer dependencies stay external here too.
 import { build } from 'esbuild';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 interface Manifest {
@@ -18,6 +18,9 @@ const NOTICES = 'dist/THIRD_PARTY_LICENSES.md';
 
 const readManifest = (dir: string): Manifest => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest;
 const own = readManifest('.');
+
+// Chunk names change with their contents: last build's would stay behind and be packed.
+for (const dir of ['dist/cli', 'dist/demo', 'dist/apps']) rmSync(dir, { recursive: true, force: true });
 
 const result = await build({
   entryPoints: { 'cli/main': 'src/cli/main.ts', 'demo/main': 'src/demo/main.ts' },
