@@ -149,6 +149,24 @@ describeStores('fairLock$ contract', (fixture) => {
     turns[2]!.release();
   });
 
+  it('leaves no key behind when the last waiter in line gives up after a grant was counted', async () => {
+    const f = fixture();
+    const holder = take(f.client(), 'tidy');
+    await holder.granted;
+    const first = take(f.client(), 'tidy');
+    expect(await eventually(async () => (await f.lrange(queueOf('tidy'))).length === 1)).toBe(true);
+    const second = take(f.client(), 'tidy');
+    expect(await eventually(async () => (await f.lrange(queueOf('tidy'))).length === 2)).toBe(true);
+    // The head leaves the line with the lock while another waits: the grant is counted.
+    holder.release();
+    await first.granted;
+    // The one behind gives up: the line is empty.
+    second.release();
+    expect(await eventually(async () => (await f.lrange(queueOf('tidy'))).length === 0)).toBe(true);
+    first.release();
+    expect(await eventually(async () => (await f.keys()).length === 0)).toBe(true);
+  });
+
   it('tries once with waitMs 0 without joining the line', async () => {
     const f = fixture();
     const holder = take(f.client(), 'once');

@@ -37,23 +37,27 @@ export function useRig(args: readonly string[] = []): () => Rig {
   afterEach(async (context) => {
     if (rig === undefined) return;
     if (context.task.result?.state === 'fail') console.info(`${context.task.name}: replay with RXLOCK_SEED=${rig.seed}`);
-    const leftovers = async () => (await rig!.admin.keys('*')).filter((key) => !key.startsWith('redisson_lock_token:'));
-    await eventually(async () => (await leftovers()).length === 0, 2_000);
-    // A crashed process's waiter entries are not a leak while their TTL runs (up to the lock TTL + 5.2 s):
-    // wait for them to expire by themselves, then nothing may be left.
-    const ttls = await Promise.all((await leftovers()).map((key) => rig!.admin.pttl(key)));
-    if (ttls.length > 0 && ttls.every((ttl) => ttl > 0 && ttl <= 10_000)) await sleep(Math.max(...ttls) + 200);
-    const left = await leftovers();
-    // Name what is left, with its contents and TTL, so a leak can be traced to its owner.
-    const described = await Promise.all(
-      left.map(async (key) => `${key} (${await rig!.admin.type(key)}, pttl ${await rig!.admin.pttl(key)}): ${JSON.stringify(await dump(rig!.admin, key))}`),
-    );
-    expect(described).toEqual([]);
-    expect(await eventually(async () => (await rig!.admin.pubsub('CHANNELS')).length === 0, 1_000)).toBe(true);
-    // This process's clients, proxies and timers are gone too (the workers prove it by exiting on their own).
-    expect(await eventually(() => activeTimers() <= timersBefore, 2_000)).toBe(true);
-    await rig.admin.flushall();
-    await rig.resource.clear();
+    try {
+      const leftovers = async () => (await rig!.admin.keys('*')).filter((key) => !key.startsWith('redisson_lock_token:'));
+      await eventually(async () => (await leftovers()).length === 0, 2_000);
+      // A crashed process's waiter entries are not a leak while their TTL runs (up to the lock TTL + 5.2 s):
+      // wait for them to expire by themselves, then nothing may be left.
+      const ttls = await Promise.all((await leftovers()).map((key) => rig!.admin.pttl(key)));
+      if (ttls.length > 0 && ttls.every((ttl) => ttl > 0 && ttl <= 10_000)) await sleep(Math.max(...ttls) + 200);
+      const left = await leftovers();
+      // Name what is left, with its contents and TTL, so a leak can be traced to its owner.
+      const described = await Promise.all(
+        left.map(async (key) => `${key} (${await rig!.admin.type(key)}, pttl ${await rig!.admin.pttl(key)}): ${JSON.stringify(await dump(rig!.admin, key))}`),
+      );
+      expect(described).toEqual([]);
+      expect(await eventually(async () => (await rig!.admin.pubsub('CHANNELS')).length === 0, 1_000)).toBe(true);
+      // This process's clients, proxies and timers are gone too (the workers prove it by exiting on their own).
+      expect(await eventually(() => activeTimers() <= timersBefore, 2_000)).toBe(true);
+    } finally {
+      // Also after a failed check: what one test left behind must not fail the ones after it.
+      await rig.admin.flushall();
+      await rig.resource.clear();
+    }
   });
   return () => {
     if (rig === undefined) throw new Error('the rig is not running');

@@ -18,7 +18,7 @@ export interface FairLockKeys {
    * HASH waiting field → `<epoch> <leaseMs> <fencing> <waitId> <holdId>` (what a release needs to hand the
    * lock to an rxlock waiter directly), or `<epoch>` alone for a waiter of another client (Redisson's); and
    * `grants` → how many heads left the line with the lock. A waiter's deadline is its `timeouts` score less
-   * one share per grant since its epoch (see `fairQueue`). Ours.
+   * one share per grant since its epoch (see `fairQueue`). Deleted with the line's last waiter. Ours.
    */
   readonly waiters: string;
   /** STRING counter of fencing tokens. Redisson's `redisson_lock_token:{name}`. */

@@ -73,12 +73,17 @@ end
 
 -- The head of the line (false if nobody waits), its deadline and details, and the grant count, once the heads
 -- whose deadline passed are dropped, as Redisson drops them. first: the head, if the caller read it already.
+-- A line that empties so keeps no waiters hash: its grant count starts from 0 again anyway.
 local head, headDeadline, headDetails, grants = false, nil, nil, nil
 local function headOfLine(first)
+  local dropped = false
   while true do
     head = first or on(3, 'lindex', '0')
     first = nil
-    if not head then return end
+    if not head then
+      if dropped then on(5, 'del') end
+      return
+    end
     local known = on(5, 'hmget', head, 'grants')
     headDetails, grants = known[1], known[2]
     local score = tonumber(on(4, 'zscore', head))
@@ -89,6 +94,7 @@ local function headOfLine(first)
     on(5, 'hdel', head)
     on(3, 'lpop')
     on(4, 'zrem', head)
+    dropped = true
   end
 end
 
@@ -331,9 +337,13 @@ export class FairScriptRun {
 
   headOfLine(): void {
     const { db } = this;
+    let dropped = false;
     for (;;) {
       this.head = db.lindex(this.queue, 0) ?? undefined;
-      if (this.head === undefined) return;
+      if (this.head === undefined) {
+        if (dropped) db.del(this.waiters);
+        return;
+      }
       this.headDetails = db.hget(this.waiters, this.head);
       this.grants = db.hget(this.waiters, 'grants');
       const score = db.zscore(this.timeouts, this.head);
@@ -344,6 +354,7 @@ export class FairScriptRun {
       db.hdel(this.waiters, this.head);
       db.lpop(this.queue);
       db.zrem(this.timeouts, this.head);
+      dropped = true;
     }
   }
 

@@ -37,6 +37,8 @@ if not enqueue and on(4, 'zscore', field) then
     on(3, 'lrem', '0', field)
     on(4, 'zrem', field)
     if position then moveUpFrom(position) end
+    -- The last one out takes the waiters hash (the grant count) with it.
+    if on(3, 'llen') == 0 then on(5, 'del') end
   end
 end
 local count = on(1, 'hget', field)
@@ -57,6 +59,7 @@ return 0
         db.lrem(run.queue, field);
         db.zrem(run.timeouts, field);
         if (position !== undefined) run.moveUpFrom(position);
+        if (db.llen(run.queue) === 0) db.del(run.waiters);
       }
     }
     const count = db.hget(run.lock, field);
