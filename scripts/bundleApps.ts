@@ -3,8 +3,8 @@
 // that installs rxlock as a library gets none of them. The library itself (`tsc -p tsconfig.build.json`) is
 // not bundled; its dependencies and peer dependencies stay external here too.
 import { build } from 'esbuild';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 interface Manifest {
   name: string;
@@ -54,7 +54,6 @@ const sections = packageDirs.map((dir) => {
   const text = licenseFile ? readFileSync(join(dir, licenseFile), 'utf8').trim() : (manifest.license ?? 'no license file');
   return `## ${manifest.name} ${manifest.version} (${manifest.license ?? 'unknown'})\n\n\`\`\`\n${text}\n\`\`\`\n`;
 });
-if (!existsSync(dirname(NOTICES))) throw new Error(`${dirname(NOTICES)} is missing: run tsc first`);
 writeFileSync(
   NOTICES,
   `# Third-party licenses\n\nThe \`rxlock\` command line and the demo (\`dist/cli\`, \`dist/demo\`, \`dist/apps\`) include these packages.\n\n${sections.join('\n')}`,

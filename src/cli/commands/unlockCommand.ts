@@ -3,7 +3,7 @@ import { CliError, EXIT_USAGE } from '../CliError.js';
 import type { CliIo } from '../CliIo.js';
 import type { LockObject, ObjectKind } from '../inspect/LockObject.js';
 import { confirm } from '../unlock/confirm.js';
-import { planForceUnlock } from '../unlock/forceUnlock.js';
+import { planForceUnlock, runPlan } from '../unlock/forceUnlock.js';
 import { unlockIfUnchanged } from '../unlock/unlockIfUnchanged.js';
 import { parseKinds } from './parseOptions.js';
 import { requireObject } from './requireObject.js';
@@ -50,7 +50,7 @@ export function registerUnlock(program: Command, io: CliIo): void {
         const object = await requireObject(connection, name, options.kind);
         const plan = planForceUnlock(object);
         if (options.yes === true) {
-          io.stdout.write(`${await plan.run(connection)}\n`);
+          io.stdout.write(`${await runPlan(connection, name, plan)}\n`);
           return;
         }
         io.stderr.write(`${plan.description}\n`);

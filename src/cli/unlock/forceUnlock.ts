@@ -1,6 +1,5 @@
 import { lastValueFrom } from 'rxjs';
-import type { Reply } from '../../store/Script.js';
-import type { StoreConnection } from '../../store/Store.js';
+import type { Script } from '../../store/Script.js';
 import { redisStore } from '../../store/redis/RedisStore.js';
 import { StoreError } from '../../store/StoreError.js';
 import { wrongTypeOf } from '../../store/wrongType.js';
@@ -12,7 +11,7 @@ import type { LockObject } from '../inspect/LockObject.js';
 import { plural } from '../render/format.js';
 import { latchKeys, latchPublishArgs } from '../../primitives/latch/latchKeys.js';
 import { latchOpenScript } from './latchOpenScript.js';
-import { forceUnlockAnyKind, forceUnlockCall, type ForceUnlocked, type RunScript, type ScriptCall } from '../../primitives/lock/forceUnlockAnyKind.js';
+import { forceUnlockAnyKind, type ForceUnlocked, type RunScript } from '../../primitives/lock/forceUnlockAnyKind.js';
 import type { LockKind } from '../../primitives/lock/lockKind.js';
 import { leasedSemaphoreRevokeScript } from './leasedSemaphoreRevokeScript.js';
 
@@ -23,25 +22,10 @@ export interface ForceUnlockPlan {
   /** The keys that hold what the prompt named (its holders, count or permits): the unlock must not outlive a change to them. */
   readonly watched: readonly string[];
   /**
-   * The unlock as one script call, and what to say of its reply. A lock is tried as the kind the prompt named
-   * first; when its script answers that it is of another kind (a fair lock nobody waits for looks like a plain
-   * lock), `finish` answers undefined and the next step tries that kind.
+   * Does it, each script through `run`, announcing with `publishCommand`; answers what happened, in one line.
+   * A lock whose kind changed since is unlocked as what it is now.
    */
-  step(publishCommand: string): UnlockStep;
-  /** Does it; answers what happened, in one line. A lock whose kind changed since is unlocked as what it is now. */
-  run(connection: Connection): Promise<string>;
-}
-
-/** One script call and the line that reports its reply. */
-export interface UnlockStep {
-  readonly lua: string;
-  readonly keys: readonly string[];
-  readonly args: readonly (string | number)[];
-  finish(reply: Reply): string | undefined;
-}
-
-function unlockStep<R>({ script, keys, args }: ScriptCall<R>, report: (reply: R) => string | undefined): UnlockStep {
-  return { lua: script.lua, keys, args, finish: (reply) => report(script.parse(reply)) };
+  run(run: RunScript, publishCommand: string): Promise<string>;
 }
 
 /**
@@ -88,18 +72,20 @@ export function planForceUnlock(object: LockObject): ForceUnlockPlan {
     case 'leasedSemaphore':
       if (object.holders.length === 0) throw notHeld(name, 'no permit is leased');
       return scriptPlan(
-        name,
         `Take back all ${plural(object.holders.length, 'leased permit')} of semaphore "${name}" (as if their leases ran out) and wake its waiters.`,
         [keys.main, keys.permitLeases],
-        (publish) => ({ script: leasedSemaphoreRevokeScript, keys: [keys.main, keys.permitLeases, keys.semaphoreChannel], args: [publish] }),
+        leasedSemaphoreRevokeScript,
+        [keys.main, keys.permitLeases, keys.semaphoreChannel],
+        (publish) => [publish],
         (returned) => `took back ${plural(returned, 'permit')} of semaphore "${name}"`,
       );
     case 'latch':
       return scriptPlan(
-        name,
         `Open latch "${name}" (count ${object.count} → 0) and release everyone awaiting it.`,
         [keys.main],
-        (publish) => ({ script: latchOpenScript, keys: [keys.main, keys.latchChannel], args: latchPublishArgs(latchKeys(name), publish) }),
+        latchOpenScript,
+        [keys.main, keys.latchChannel],
+        (publish) => latchPublishArgs(latchKeys(name), publish),
         (opened) => (opened ? `opened latch "${name}"` : `latch "${name}" was already open`),
       );
     case 'semaphore':
@@ -133,62 +119,39 @@ function what(kind: LockKind, name: string): string {
 
 /**
  * A lock of any kind, force-unlocked as the client's own `forceUnlock` does (`forceUnlockAnyKind`), starting
- * with the kind `ls` saw: outside a transaction one that changed kind since is unlocked as what it is now. The
+ * with the kind `ls` saw: one that is of another kind (a fair lock nobody waits for looks like a plain lock) is
+ * unlocked as what it is, by another try, after a confirmation each in a transaction of its own. The
  * scripts themselves, not the client's method: a name the client API refuses (a lone brace, written by another
  * library or by hand) is still a lock `ls` lists and an operator may free. Only dead waiters past their score
  * leave a fair line: the CLI does not know the clients' `fairLockWaiterTimeoutMs`.
  */
-function lockPlan(name: string, seen: LockKind, description: string, report: (done: ForceUnlocked) => string): ForceUnlockPlan {
-  const settings = (publishCommand: string) => ({ publishCommand, handoffMs: DEFAULT_HANDOFF_MS, fairWaiterTimeoutMs: 0 });
-  const keys = familyKeys(name);
-  let kind = seen;
+function lockPlan(name: string, kind: LockKind, description: string, report: (done: ForceUnlocked) => string): ForceUnlockPlan {
   return {
     description,
     // The hash of holders. Not a fair lock's line: the unlock wakes whichever waiter heads it then.
-    watched: [keys.main],
-    step: (publishCommand) =>
-      unlockStep(forceUnlockCall(kind, name, settings(publishCommand)), (reply) => {
-        if (typeof reply === 'boolean') return report({ kind, unlocked: reply });
-        kind = reply;
-        return undefined;
-      }),
-    run: async (connection) =>
-      report(
-        await withStore(connection, name, (store) => {
-          const run: RunScript = (script, scriptKeys, args) => lastValueFrom(store.run(script, scriptKeys, args));
-          return forceUnlockAnyKind(run, name, settings(store.publishCommand), seen);
-        }),
-      ),
+    watched: [familyKeys(name).main],
+    run: async (run, publishCommand) =>
+      report(await forceUnlockAnyKind(run, name, { publishCommand, handoffMs: DEFAULT_HANDOFF_MS, fairWaiterTimeoutMs: 0 }, kind)),
   };
 }
 
 /** An object unlocked by one admin script, which gets the publish command its clients use. */
 function scriptPlan<R>(
-  name: string,
   description: string,
   watched: readonly string[],
-  call: (publishCommand: string) => ScriptCall<R>,
+  script: Script<R>,
+  keys: readonly string[],
+  args: (publishCommand: string) => (string | number)[],
   report: (reply: R) => string,
 ): ForceUnlockPlan {
-  return {
-    description,
-    watched,
-    step: (publishCommand) => unlockStep(call(publishCommand), report),
-    run: async (connection) =>
-      report(
-        await withStore(connection, name, (store) => {
-          const { script, keys, args } = call(store.publishCommand);
-          return lastValueFrom(store.run(script, keys, args));
-        }),
-      ),
-  };
+  return { description, watched, run: async (run, publishCommand) => report(await run(script, keys, args(publishCommand))) };
 }
 
-/** Uses a connection of rxlock's Redis store, closed afterwards; a key of another type becomes the CLI's error. */
-async function withStore<R>(connection: Connection, name: string, use: (store: StoreConnection) => Promise<R>): Promise<R> {
+/** Runs the plan through a connection of rxlock's Redis store (closed afterwards), as its clients run their scripts. */
+export async function runPlan(connection: Connection, name: string, plan: ForceUnlockPlan): Promise<string> {
   const store = redisStore(connection.redis).connect(monotonicScheduler);
   try {
-    return await use(store);
+    return await plan.run((script, keys, args) => lastValueFrom(store.run(script, keys, args)), store.publishCommand);
   } catch (error) {
     throw withKeyNamed(error, name);
   } finally {

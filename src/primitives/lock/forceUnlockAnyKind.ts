@@ -46,49 +46,25 @@ export async function forceUnlockAnyKind(run: RunScript, fullName: string, setti
   }
 }
 
-/** One script call: what `RunScript` runs. */
-export interface ScriptCall<R> {
-  readonly script: Script<R>;
-  readonly keys: readonly string[];
-  readonly args: (string | number)[];
-}
-
-/**
- * The force-unlock of `fullName` as a lock of `kind`: one script, which answers another kind without changing
- * anything when the lock is not of this one.
- */
-export function forceUnlockCall(kind: LockKind, fullName: string, settings: ForceUnlockSettings): ScriptCall<ForceUnlockReply> {
+function forceUnlockAs(run: RunScript, kind: LockKind, fullName: string, settings: ForceUnlockSettings): Promise<ForceUnlockReply> {
   const fair = fairLockKeys(fullName);
   switch (kind) {
     case 'lock':
-      return {
-        script: lockForceUnlockScript,
-        keys: [...lockKeys(fullName).releaseKeys, fair.queue, fair.timeouts],
-        args: [settings.publishCommand, settings.handoffMs],
-      };
+      return run(lockForceUnlockScript, [...lockKeys(fullName).releaseKeys, fair.queue, fair.timeouts], [settings.publishCommand, settings.handoffMs]);
     case 'fairLock':
-      return {
-        script: fairLockForceUnlockScript,
-        keys: fair.list,
-        args: fairArgv({
+      return run(
+        fairLockForceUnlockScript,
+        fair.list,
+        fairArgv({
           ...FORCE_UNLOCK_ARGS,
           publishCommand: settings.publishCommand,
           channelPrefix: fair.channelPrefix,
           waiterTimeoutMs: settings.fairWaiterTimeoutMs,
         }),
-      };
+      );
     case 'readWriteLock': {
       const keys = readWriteLockKeys(fullName);
-      return {
-        script: readWriteLockForceUnlockScript,
-        keys: [keys.lock, keys.channel, keys.holds, fair.queue, fair.timeouts],
-        args: [settings.publishCommand, keys.timeoutBase],
-      };
+      return run(readWriteLockForceUnlockScript, [keys.lock, keys.channel, keys.holds, fair.queue, fair.timeouts], [settings.publishCommand, keys.timeoutBase]);
     }
   }
-}
-
-function forceUnlockAs(run: RunScript, kind: LockKind, fullName: string, settings: ForceUnlockSettings): Promise<ForceUnlockReply> {
-  const { script, keys, args } = forceUnlockCall(kind, fullName, settings);
-  return run(script, keys, args);
 }
