@@ -7,7 +7,9 @@
  * trips before and after), when the release's reply reached the holder's socket and when the hand-off message
  * reached the waiter's (the first bytes read from each, and which came first), when the release's reply was
  * delivered (`released` event), when the waiter's subscriber connection got the hand-off message, and when the
- * waiter's lease arrived; and PING round trips back to back and after a 1 ms pause. Run after
+ * waiter's lease arrived; the medians of the steps between those marks within each hand-off; how often this
+ * process finished the poll phase that read the release's reply (and so reached its deferred delivery) before
+ * it read the hand-off message; and PING round trips back to back and after a 1 ms pause. Run after
  * `npm run build`: `node --import tsx bench/probes/switchPath.ts`.
  */
 import type { Redis } from 'ioredis';
@@ -36,6 +38,7 @@ const marks = {
   replyRead: latencyHistogram(),
   messageRead: latencyHistogram(),
 };
+const MARK_NAMES = new Map(Object.entries(marks).map(([name, histogram]) => [histogram, name as keyof typeof marks]));
 /** Per hand-off: whether the release's reply or the hand-off message has been read yet. */
 let replyRead = true;
 let messageRead = true;
@@ -49,6 +52,9 @@ function markRead(stream: NodeJS.EventEmitter, which: 'reply' | 'message'): void
     if (which === 'reply') replyRead = true;
     else messageRead = true;
     mark(which === 'reply' ? marks.replyRead : marks.messageRead);
+    // When this process got to the code after that read's poll phase (where a deferred release reply is delivered).
+    const began = startedAt;
+    if (which === 'reply') setImmediate(() => (marked.replyHandled = performance.now() - began));
   });
 }
 /** Server µs of each grant message, with this process's clock (µs since `performance.timeOrigin`) when the hand-off began. */
@@ -56,8 +62,15 @@ const scriptTimes: { serverUs: number; startedAt: number }[] = [];
 let startedAt: number | undefined;
 let sentMarked = true;
 let writtenMarked = true;
+/** This hand-off's marks (ms from its start) by name, for the differences between them within each hand-off. */
+let marked: Partial<Record<keyof typeof marks | 'replyHandled', number>> = {};
+const perHandOff: (typeof marked)[] = [];
 const mark = (histogram: Histogram): void => {
-  if (startedAt !== undefined) recordMs(histogram, performance.now() - startedAt);
+  if (startedAt === undefined) return;
+  const at = performance.now() - startedAt;
+  recordMs(histogram, at);
+  const name = MARK_NAMES.get(histogram);
+  if (name !== undefined) marked[name] ??= at;
 };
 
 /** A client whose pub/sub connection also reports each message's arrival. */
@@ -141,6 +154,8 @@ for (let i = 0; i < HAND_OFFS + WARM_UP; i++) {
   held.unsubscribe();
   held = await leased;
   await released;
+  if (startedAt !== undefined) perHandOff.push(marked);
+  marked = {};
   startedAt = undefined;
   [holder, waiter] = [waiter, holder];
 }
@@ -168,6 +183,18 @@ console.log(`read first: the reply in ${String(firstRead.reply)} hand-offs, the 
 console.log(line('release reply (released event)', marks.released));
 console.log(line("hand-off message at the waiter's connection", marks.message));
 console.log(line("waiter's lease", marks.lease));
+type MarkName = keyof typeof marked;
+/** Median over the hand-offs of `to − from`, in µs. */
+const medianStep = (from: MarkName, to: MarkName): string => {
+  const steps = perHandOff.flatMap((m) => (m[from] === undefined || m[to] === undefined ? [] : [m[to] - m[from]])).sort((a, b) => a - b);
+  return steps.length === 0 ? '–' : `${((steps[Math.floor(steps.length / 2)] ?? 0) * 1000).toFixed(0)} µs`;
+};
+console.log(
+  `per hand-off, medians: written → reply read ${medianStep('written', 'replyRead')}, reply read → message read ${medianStep('replyRead', 'messageRead')}, ` +
+    `message read → at the connection ${medianStep('messageRead', 'message')}, at the connection → lease ${medianStep('message', 'lease')}`,
+);
+const handledFirst = perHandOff.filter((m) => m.replyHandled !== undefined && m.messageRead !== undefined && m.replyHandled < m.messageRead).length;
+console.log(`the poll phase that read the reply ended before the message was read in ${String(handledFirst)} of ${String(perHandOff.length)} hand-offs`);
 console.log(line('PING back to back', ping.backToBack));
 console.log(line('PING after a 1 ms pause', ping.afterPause));
 console.log(line('publish-only script after a 1 ms pause', ping.publishAfterPause));

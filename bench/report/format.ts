@@ -17,8 +17,11 @@ export function fixed(value: number | undefined, digits = 2): string {
   return value === undefined ? MISSING : value.toFixed(digits);
 }
 
+/** A share as a percentage; one that rounds to zero prints as 0.0 %, whatever its sign. */
 export function percent(value: number | undefined): string {
-  return value === undefined ? MISSING : `${(value * 100).toFixed(1)} %`;
+  if (value === undefined) return MISSING;
+  const text = (value * 100).toFixed(1);
+  return `${text === '-0.0' ? '0.0' : text} %`;
 }
 
 export function bytes(value: number | undefined): string {
