@@ -12,6 +12,11 @@ export function recordMs(histogram: Histogram, ms: number): void {
   histogram.recordValue(Math.max(1, Math.round(ms * 1_000)));
 }
 
+/** The middle value of `values` (the upper one of an even count), NaN for none; `values` is left as it is. */
+export function median(values: readonly number[]): number {
+  return [...values].sort((a, b) => a - b)[values.length >> 1] ?? Number.NaN;
+}
+
 /** Percentiles of a histogram, in milliseconds; undefined when it is empty. */
 export interface LatencySummary {
   readonly count: number;

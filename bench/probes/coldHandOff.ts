@@ -10,6 +10,7 @@
 import { pathToFileURL } from 'node:url';
 import type * as ReleaseScript from '../../src/primitives/lock/releaseScript.js';
 import { rxlockContendedCalls, RXLOCK_LOCK_SCRIPTS } from '../contenders/rxlockScripts.js';
+import { median } from '../histogram.js';
 import { openServer } from '../server.js';
 import { sleep } from '../sleep.js';
 import { probeSize } from './size.js';
@@ -85,7 +86,6 @@ for (let round = 0; round < ROUNDS; round++) {
   current.serverUs.push((after.usec - before.usec) / (after.calls - before.calls));
 }
 
-const median = (values: number[]): number => values.sort((a, b) => a - b)[values.length >> 1] ?? Number.NaN;
 console.log(`${server.description}; lock release handing to a listening waiter after a 1 ms pause; medians of ${String((ROUNDS - WARM_UP) / variants.length)}`);
 for (const { label, reply, message, serverUs } of variants) {
   console.log(

@@ -12,6 +12,7 @@
  */
 import { Command, Redis, type Command as CommandType } from 'ioredis';
 import type * as PreparedEvalsha from '../../src/store/redis/preparedEvalsha.js';
+import { median } from '../histogram.js';
 import { dist } from '../rxlock.js';
 import { openServer } from '../server.js';
 import { probeSize } from './size.js';
@@ -63,7 +64,6 @@ try {
       }
     }
   }
-  const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   console.log(`${server.description}; client user CPU per EVALSHA, medians of ${String(ROUNDS)} rounds of ${String(CALLS)} calls`);
   for (const [label, values] of samples) console.log(`${label.padEnd(56)} ${median(values).toFixed(2)} µs`);
   const encoding = encodingCost(sha1, shapes['10 arguments (lock acquire)']![0]);

@@ -9,6 +9,7 @@
  * `PROBE_ROUNDS` and `PROBE_MS` to change the rounds (default 4) and their length (default 2000 ms).
  */
 import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
+import { median } from '../histogram.js';
 import { rxlock } from '../rxlock.js';
 import { openServer } from '../server.js';
 import { probeSize } from './size.js';
@@ -106,7 +107,6 @@ try {
       await Promise.all(loops.map((loop) => loop.close()));
     }
   }
-  const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
   const floor = median(cpuPerCycle.get('floor') ?? []);
   const lock = median(cpuPerCycle.get('rxlock lock') ?? []);
   console.log(`medians: floor ${floor.toFixed(2)} µs, rxlock lock ${lock.toFixed(2)} µs per cycle; floor / rxlock ${(floor / lock).toFixed(3)}`);

@@ -5,6 +5,7 @@
  * does nothing but publish. No lock, no engine: raw ioredis. Interleaved, medians after a warm-up.
  * Run: `node --import tsx bench/probes/publishFloor.ts` (`PROBE_ROUNDS`, default 3000).
  */
+import { median } from '../histogram.js';
 import { publishListener, PUBLISH_ONLY_LUA } from '../scenarios/ping.js';
 import { openServer } from '../server.js';
 import { sleep } from '../sleep.js';
@@ -33,7 +34,6 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 
-const median = (values: number[]): number => values.sort((a, b) => a - b)[values.length >> 1] ?? Number.NaN;
 console.log(`${server.description}; each after a 1 ms pause; medians of ${String(ROUNDS - WARM_UP)}`);
 for (const { label, ms } of variants) console.log(`${label.padEnd(38)} ${median(ms).toFixed(3)} ms`);
 sender.disconnect();

@@ -11,6 +11,7 @@ import type { Redis } from 'ioredis';
 import type { LockScripts } from '../contenders/lockScripts.js';
 import { REDISSON_LOCK_SCRIPTS } from '../contenders/redissonScripts.js';
 import { rxlockContendedCalls, RXLOCK_LOCK_SCRIPTS } from '../contenders/rxlockScripts.js';
+import { median } from '../histogram.js';
 import { openServer } from '../server.js';
 import { probeSize } from './size.js';
 
@@ -84,8 +85,6 @@ async function contendedPaths([acquireSha, releaseSha]: readonly [string, string
   }
   return times;
 }
-
-const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 const server = await openServer(process.env['REDIS_URL']);
 const redis = server.connect();

@@ -15,7 +15,7 @@
 import type { Redis } from 'ioredis';
 import { filter, firstValueFrom, type Subscription } from 'rxjs';
 import type { LockClient } from '../../src/index.js';
-import { latencyHistogram, recordMs, summarize, type Histogram } from '../histogram.js';
+import { latencyHistogram, median, recordMs, summarize, type Histogram } from '../histogram.js';
 import { rxlock } from '../rxlock.js';
 import { measurePing, pingHistograms } from '../scenarios/ping.js';
 import { openServer, trackedConnections } from '../server.js';
@@ -186,8 +186,8 @@ console.log(line("waiter's lease", marks.lease));
 type MarkName = keyof typeof marked;
 /** Median over the hand-offs of `to − from`, in µs. */
 const medianStep = (from: MarkName, to: MarkName): string => {
-  const steps = perHandOff.flatMap((m) => (m[from] === undefined || m[to] === undefined ? [] : [m[to] - m[from]])).sort((a, b) => a - b);
-  return steps.length === 0 ? '–' : `${((steps[Math.floor(steps.length / 2)] ?? 0) * 1000).toFixed(0)} µs`;
+  const steps = perHandOff.flatMap((m) => (m[from] === undefined || m[to] === undefined ? [] : [m[to] - m[from]]));
+  return steps.length === 0 ? '–' : `${(median(steps) * 1000).toFixed(0)} µs`;
 };
 console.log(
   `per hand-off, medians: written → reply read ${medianStep('written', 'replyRead')}, reply read → message read ${medianStep('replyRead', 'messageRead')}, ` +
