@@ -9,6 +9,12 @@ const PROBES: readonly { file: string; results: RegExp; env?: Record<string, str
   { file: 'cycleCost.ts', results: /^medians: floor [\d.]+ µs, rxlock lock [\d.]+ µs per cycle/m },
   { file: 'engineCost.ts', results: /^engine \+ memory store, CPU per acquire\/release cycle: median [\d.]+ µs/m },
   { file: 'fairTail.ts', results: /^ {2}fairLock\.release +\d+ calls: p10 \d+ µs, p50 \d+ µs, p90 \d+ µs$/m },
+  {
+    file: 'fairTail.ts',
+    results:
+      /^holds and switches of 5 ms or more: \d+; what held them up: (none|(host took a vCPU|probe waited for a vCPU|probe's other threads ran|probe ran|Redis ran or waited|nothing ran) \d+)/m,
+    env: { PROBE_STALLS: '1' },
+  },
   { file: 'fairTail.ts', results: /^ {2}lock\.release +\d+ calls: p10 \d+ µs, p50 \d+ µs, p90 \d+ µs$/m, env: { PROBE_LOCK: 'lock' } },
   { file: 'gcPromotion.ts', results: /^rxlock-fair +\d+ acquisitions: promoted \d+ B\/acquisition/m },
   { file: 'publishFloor.ts', results: /^publish-only script, to the message +[\d.]+ ms$/m },

@@ -7,6 +7,9 @@
  * `node --import tsx bench/probes/fairTail.ts` (`PROBE_LOCK=lock`: the plain lock, for comparison). Each slow wait
  * is shown with the holds and switches that lie wholly inside it (how many, their total, the longest). Last,
  * what Redis spent executing each script's calls during the measured seconds (SLOWLOG, see `scriptTimes.ts`).
+ * `PROBE_STALLS=1` also samples the scheduler (`stalls.ts`) and says, for each hold or switch of 5 ms or more,
+ * what held it up: the host taking a vCPU, the probe or Redis running or waiting for a vCPU, or nothing
+ * running at all (a late wake-up).
  */
 import { monitorEventLoopDelay, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { rxlockFairLock } from '../contenders/rxlockFairLock.js';
@@ -16,17 +19,14 @@ import { openServer, trackedConnections } from '../server.js';
 import { sleep } from '../sleep.js';
 import { recordScriptTimes } from './scriptTimes.js';
 import { probeSize } from './size.js';
+import { redisPidFrom, watchStalls, type Span, type StallAccount } from './stalls.js';
 
 const WORKERS = 8;
 const HOLD_MS = 1;
 const LEAD_IN_MS = probeSize(1_000, 100);
 const SECONDS = Number(process.env['PROBE_SECONDS'] ?? probeSize(10, 0.5));
 const SLOW_MS = 15;
-
-interface Span {
-  readonly start: number;
-  readonly ms: number;
-}
+const STALL_MS = 5;
 
 const server = await openServer(process.env['REDIS_URL']);
 const key = `fair-tail-${String(Date.now())}`;
@@ -81,12 +81,14 @@ const loops = workers.map(async (worker, index) => {
 });
 await sleep(LEAD_IN_MS);
 const readScriptTimes = await recordScriptTimes(server.admin);
+const stalls = process.env['PROBE_STALLS'] === '1' ? await watchStalls(redisPidFrom(await server.admin.info('server'))) : undefined;
 measureFrom = performance.now();
 loopDelay.enable();
 await sleep(SECONDS * 1_000);
 running = false;
 loopDelay.disable();
 await Promise.all(loops);
+const accountFor = await stalls?.stop();
 observer.disconnect();
 const scriptTimes = await readScriptTimes();
 
@@ -123,8 +125,39 @@ for (const span of [...waits].sort((a, b) => b.ms - a.ms).slice(0, 10)) {
     `  ${span.ms.toFixed(1).padStart(6)} ms at ${((span.start - measureFrom) / 1_000).toFixed(2)} s: holds ${inside(holdSpans, span)}, switches ${inside(switchSpans, span)}; ${during(span).join(', ') || 'no collection'}`,
   );
 }
+if (accountFor !== undefined) printStalls(accountFor);
 console.log('server time per script call (SLOWLOG, execution only):');
 for (const line of scriptTimes) console.log(`  ${line}`);
 for (const worker of workers) await worker.close();
 connections.disconnectAll();
 await server.stop();
+
+function printStalls(accountFor: (span: Span) => StallAccount): void {
+  const long = [...holdSpans.map((span) => ({ span, kind: 'hold' })), ...switchSpans.map((span) => ({ span, kind: 'switch' }))]
+    .filter(({ span }) => span.ms >= STALL_MS)
+    .map((entry) => ({ ...entry, account: accountFor(entry.span) }))
+    .sort((a, b) => b.span.ms - a.span.ms);
+  const byCause = new Map<string, number>();
+  for (const { account } of long) byCause.set(account.cause, (byCause.get(account.cause) ?? 0) + 1);
+  const counts = [...byCause].map(([cause, count]) => `${cause} ${String(count)}`).join(', ');
+  console.log(`holds and switches of ${String(STALL_MS)} ms or more: ${String(long.length)}; what held them up: ${counts || 'none'}`);
+  const ms = (value: number): string => value.toFixed(1);
+  for (const { span, kind, account } of long.slice(0, 10)) {
+    console.log(
+      `  ${kind} ${ms(span.ms)} ms at ${((span.start - measureFrom) / 1_000).toFixed(2)} s: ${account.cause} (probe ran ${ms(account.probeRan)}, ` +
+        `waited ${ms(account.probeWaited)}, its other threads ran ${ms(account.othersRan)}; Redis ran ${ms(account.redisRan)}, waited ${ms(account.redisWaited)}; ` +
+        `steal ticks ${String(account.stealTicks)}; sampler paused up to ${ms(account.samplerPauseMs)} ms; ${nearestCollection(span)})`,
+    );
+  }
+}
+
+/** The collection that started closest to `span`'s start, and when: concurrent marking runs on V8's threads before its pause. */
+function nearestCollection(span: Span): string {
+  const nearest = collections.reduce<(typeof collections)[number] | undefined>(
+    (best, gc) => (best === undefined || Math.abs(gc.start - span.start) < Math.abs(best.start - span.start) ? gc : best),
+    undefined,
+  );
+  if (nearest === undefined) return 'no collection';
+  const offset = nearest.start - span.start;
+  return `nearest collection: ${nearest.kind} ${nearest.ms.toFixed(1)} ms, ${offset >= 0 ? 'starting' : 'started'} ${Math.abs(offset).toFixed(0)} ms ${offset >= 0 ? 'after' : 'before'} the span's start`;
+}
