@@ -16,6 +16,8 @@ export interface ContenderFigures {
   /** Share of successive acquisitions of a key that went to a different worker. */
   readonly ownerChangeShare: number | undefined;
   readonly newOwnerWait: LatencySummary | undefined;
+  /** The same, for each round on its own (in the JSON only): a stall of the machine shows in one round. */
+  readonly newOwnerWaitByRound: (LatencySummary | undefined)[];
   readonly switchGap: LatencySummary | undefined;
   /** Holds as timed (see `WindowResult.holds`); undefined with hold 0. */
   readonly hold: LatencySummary | undefined;
@@ -53,6 +55,7 @@ export function aggregate(id: string, label: string, windows: readonly WindowRes
     acquire: summarize(merged(windows.map((w) => w.acquireLatency))),
     ownerChangeShare: successions > 0 ? sum((w) => w.ownerChanges) / successions : undefined,
     newOwnerWait: summarize(merged(windows.map((w) => w.newOwnerWait))),
+    newOwnerWaitByRound: windows.map((w) => summarize(w.newOwnerWait)),
     switchGap: summarize(merged(windows.map((w) => w.switchGap))),
     hold: summarize(merged(windows.map((w) => w.holds))),
     jain: jainByRound.length > 0 ? Math.min(...jainByRound) : undefined,
@@ -81,6 +84,7 @@ export function unavailableFigures(id: string, label: string, reason: string): C
     acquire: undefined,
     ownerChangeShare: undefined,
     newOwnerWait: undefined,
+    newOwnerWaitByRound: [],
     switchGap: undefined,
     hold: undefined,
     jain: undefined,

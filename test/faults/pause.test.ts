@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkHistory, monitorExpiries, now, seededRandom, summary, violations } from '../support/checker.js';
+import { checkHistory, monitorExpiries, now, openAt, seededRandom, summary, violations } from '../support/checker.js';
 import { sleep } from '../support/leaks.js';
 import { spawnWorker } from '../support/workerProcess.js';
 import { figure, spread, useRig } from './rig.js';
@@ -55,7 +55,7 @@ describe('fault 2: Redis paused (SIGSTOP) for longer than the lease', () => {
     const signalMargins: number[] = [];
     const deadlineMargins: number[] = [];
     for (const { at } of pauses) {
-      const open = sections.filter((section) => section.start < at && section.observedEnd > at);
+      const open = openAt(sections, at);
       expect(open.length).toBeGreaterThan(0);
       for (const section of open) {
         const expiry = expiries.expiryAt(section.lock, at);

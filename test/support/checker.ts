@@ -3,11 +3,39 @@ import { LockLostError, type Lease } from '../../src/index.js';
 
 /**
  * The clock every record uses: the monotonic scheduler's (`performance.timeOrigin + performance.now()`).
- * It reads as epoch milliseconds, agrees across the processes of one host to a few microseconds, and so
- * compares directly with Redis's `PEXPIRETIME` and with `lease.deadline`.
+ * It reads as epoch milliseconds and compares directly with Redis's `PEXPIRETIME` and with `lease.deadline`.
+ * Across processes it agrees only as well as the wall clock did when each process started: a VM whose wall
+ * clock is stepped (a microVM's host setting its time) starts later processes milliseconds apart. Records
+ * from several processes are therefore compared on the host's monotonic clock (see `CLOCK_OFFSET`).
  */
 export function now(): number {
   return performance.timeOrigin + performance.now();
+}
+
+/** The host's monotonic clock (CLOCK_MONOTONIC), the same in every process of the host, in ms. */
+function hostNow(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
+
+/**
+ * This process's `now()` minus the host's monotonic clock (ms): a record's time less this is comparable across
+ * processes. Read between two readings of the host clock, five times, keeping the closest bracket, so that
+ * a pause of the process between the readings does not skew it.
+ */
+export const CLOCK_OFFSET = ((): number => {
+  let best = { bracket: Infinity, offset: 0 };
+  for (let i = 0; i < 5; i++) {
+    const before = hostNow();
+    const time = now();
+    const after = hostNow();
+    if (after - before < best.bracket) best = { bracket: after - before, offset: time - (before + after) / 2 };
+  }
+  return best.offset;
+})();
+
+/** A `now()` time of a process whose `CLOCK_OFFSET` is `clockOffset` (by default this one), on the clock all processes share. */
+export function shared(time: number, clockOffset: number = CLOCK_OFFSET): number {
+  return time - clockOffset;
 }
 
 /** How a critical section ended. `crashed`: its process was killed; `open`: it never ended (a bug). */
@@ -28,6 +56,8 @@ export interface SectionRecord {
   readonly observedEnd: number;
   readonly outcome: SectionOutcome;
   readonly lostReason?: string | undefined;
+  /** The recording process's `CLOCK_OFFSET`: its times less this are on the clock shared by all processes. */
+  readonly clockOffset: number;
 }
 
 /** One write the fenced resource received, in the order it received them (per lock). */
@@ -92,7 +122,18 @@ export class SectionRecorder {
     const observedEnd = now();
     const end = Math.min(observedEnd, this.#lease.deadline);
     const { owner, token = -1 } = this.#lease;
-    this.#ended = { lock: this.#lock, holder: this.#holder, owner, token, start: this.#start, end, observedEnd, outcome, lostReason };
+    this.#ended = {
+      lock: this.#lock,
+      holder: this.#holder,
+      owner,
+      token,
+      start: this.#start,
+      end,
+      observedEnd,
+      outcome,
+      lostReason,
+      clockOffset: CLOCK_OFFSET,
+    };
     this.#onEnd(this.#ended);
   }
 }
@@ -150,12 +191,28 @@ export class FencedResource {
   }
 }
 
+/** The sections, of any process, that had entered and not yet seen their end at `at` (this process's `now()`). */
+export function openAt(sections: readonly SectionRecord[], at: number): SectionRecord[] {
+  const moment = shared(at);
+  return sections.filter((section) => startOf(section) < moment && shared(section.observedEnd, section.clockOffset) > moment);
+}
+
 /** Two sections of one lock whose believed-held intervals overlap. */
 export interface Overlap {
   readonly lock: string;
   readonly first: SectionRecord;
   readonly second: SectionRecord;
   readonly ms: number;
+}
+
+/** When a section entered, on the clock shared by all processes. */
+function startOf(section: SectionRecord): number {
+  return shared(section.start, section.clockOffset);
+}
+
+/** When a section ended (capped by its lease deadline), on the clock shared by all processes. */
+function endOf(section: SectionRecord): number {
+  return shared(section.end, section.clockOffset);
 }
 
 /** What the checker found in one run. */
@@ -202,13 +259,13 @@ export function checkHistory(sections: readonly SectionRecord[], writes: readonl
   const overlaps: Overlap[] = [];
   let tokenRegressions = 0;
   for (const [lock, list] of byLock) {
-    list.sort((a, b) => a.start - b.start);
+    list.sort((a, b) => startOf(a) - startOf(b));
     // Against every earlier section still open when this one entered, not just the previous one.
     let latestEnd: SectionRecord | undefined;
     for (const [index, section] of list.entries()) {
-      if (latestEnd !== undefined && latestEnd.end > section.start)
-        overlaps.push({ lock, first: latestEnd, second: section, ms: latestEnd.end - section.start });
-      if (latestEnd === undefined || section.end > latestEnd.end) latestEnd = section;
+      if (latestEnd !== undefined && endOf(latestEnd) > startOf(section))
+        overlaps.push({ lock, first: latestEnd, second: section, ms: endOf(latestEnd) - startOf(section) });
+      if (latestEnd === undefined || endOf(section) > endOf(latestEnd)) latestEnd = section;
       const previous = list[index - 1];
       if (previous !== undefined && section.token <= previous.token) tokenRegressions++;
     }
@@ -236,7 +293,8 @@ export function checkHistory(sections: readonly SectionRecord[], writes: readonl
       if (write.accepted) unexplained++;
       continue;
     }
-    if (write.accepted && supersededBefore(byLock.get(write.lock) ?? [], section, write.sentAt)) supersededAccepted++;
+    // The writer is the section's own process: its send time moves to the shared clock by the section's offset.
+    if (write.accepted && supersededBefore(byLock.get(write.lock) ?? [], section, shared(write.sentAt, section.clockOffset))) supersededAccepted++;
     const late = section.outcome !== 'crashed' && write.sentAt > section.end;
     if (late) {
       lateWrites++;
@@ -261,17 +319,17 @@ export function checkHistory(sections: readonly SectionRecord[], writes: readonl
   };
 }
 
-/** Whether a section of the lock (sorted by start) entered after `section` and before `at`. */
+/** Whether a section of the lock (sorted by start) entered after `section` and before `at` (all on the shared clock). */
 function supersededBefore(sorted: readonly SectionRecord[], section: SectionRecord, at: number): boolean {
   let low = 0;
   let high = sorted.length;
   while (low < high) {
     const middle = (low + high) >> 1;
-    if (sorted[middle]!.start <= section.start) low = middle + 1;
+    if (startOf(sorted[middle]!) <= startOf(section)) low = middle + 1;
     else high = middle;
   }
   const next = sorted[low];
-  return next !== undefined && next.start < at;
+  return next !== undefined && startOf(next) < at;
 }
 
 /** The promises a run is held to; a fault that voids one (a restart without persistence) turns it off. */
@@ -286,8 +344,8 @@ export function violations(report: CheckReport, promises: Promises = {}): string
   if (promises.exclusion ?? true) {
     for (const overlap of report.overlaps.slice(0, 5)) {
       found.push(
-        `overlap on ${overlap.lock}: ${overlap.first.holder} (token ${overlap.first.token}, ${overlap.first.outcome}) until ${overlap.first.end.toFixed(1)}, ` +
-          `${overlap.second.holder} (token ${overlap.second.token}) from ${overlap.second.start.toFixed(1)}: ${overlap.ms.toFixed(1)} ms`,
+        `overlap on ${overlap.lock}: ${overlap.first.holder} (token ${overlap.first.token}, ${overlap.first.outcome}) until ${endOf(overlap.first).toFixed(1)}, ` +
+          `${overlap.second.holder} (token ${overlap.second.token}) from ${startOf(overlap.second).toFixed(1)} (host clock): ${overlap.ms.toFixed(1)} ms`,
       );
     }
     if (report.tokenRegressions > 0) found.push(`${report.tokenRegressions} fencing tokens did not grow in the order holders entered`);

@@ -9,7 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import { asyncScheduler, type Subscription } from 'rxjs';
 import { createLockClient, LockLostError, LockTimeoutError, type LockClient, type LockEvent } from '../../src/index.js';
-import { FencedResource, now, SectionRecorder, seededRandom, type SectionRecord } from './checker.js';
+import { CLOCK_OFFSET, FencedResource, now, SectionRecorder, seededRandom, type SectionRecord } from './checker.js';
 
 /** What one worker process runs. */
 export interface WorkerConfig {
@@ -46,7 +46,16 @@ export interface WorkerConfig {
 /** What a worker tells its parent. */
 export type WorkerMessage =
   | { readonly type: 'ready' }
-  | { readonly type: 'enter'; readonly lock: string; readonly holder: string; readonly token: number; readonly start: number; readonly deadline: number }
+  | {
+      readonly type: 'enter';
+      readonly lock: string;
+      readonly holder: string;
+      readonly token: number;
+      readonly start: number;
+      readonly deadline: number;
+      /** The child's `CLOCK_OFFSET` (see `SectionRecord.clockOffset`). */
+      readonly clockOffset: number;
+    }
   | { readonly type: 'section'; readonly record: SectionRecord }
   | { readonly type: 'lost'; readonly lock: string; readonly holder: string; readonly reason: string; readonly at: number }
   | { readonly type: 'waited'; readonly lock: string; readonly outcome: string; readonly ms: number }
@@ -166,9 +175,11 @@ export async function spawnWorker(config: WorkerConfig): Promise<Worker> {
           owner: '',
           token: entered.token,
           start: entered.start,
-          end: at,
-          observedEnd: at,
+          // The kill's time on the child's clock, so that the whole record is on one clock.
+          end: at - CLOCK_OFFSET + entered.clockOffset,
+          observedEnd: at - CLOCK_OFFSET + entered.clockOffset,
           outcome: 'crashed',
+          clockOffset: entered.clockOffset,
         });
       }
       return at;
@@ -261,7 +272,7 @@ async function runWorker(config: WorkerConfig): Promise<void> {
             (lease) => {
               const recorder = new SectionRecorder(lock, holder, lease, (record) => send({ type: 'section', record }));
               stats.sections++;
-              send({ type: 'enter', lock, holder, token: lease.token ?? -1, start: recorder.start, deadline: lease.deadline });
+              send({ type: 'enter', lock, holder, token: lease.token ?? -1, start: recorder.start, deadline: lease.deadline, clockOffset: CLOCK_OFFSET });
               const work = (async () => {
                 await resource.write(lock, lease.token ?? -1, holder);
                 await sleep(workMs, undefined, honoursLoss ? { signal: lease.signal } : {}).catch(() => undefined);
@@ -297,7 +308,7 @@ async function runWorker(config: WorkerConfig): Promise<void> {
       const lock = config.locks[index] ?? `lock-${index}`;
       const holder = `${config.name}/c${index}`;
       return client.lock$(lock, { fencing: true }).subscribe({
-        next: (lease) => send({ type: 'enter', lock, holder, token: lease.token ?? -1, start: now(), deadline: lease.deadline }),
+        next: (lease) => send({ type: 'enter', lock, holder, token: lease.token ?? -1, start: now(), deadline: lease.deadline, clockOffset: CLOCK_OFFSET }),
         error: (error: unknown) => {
           stats.lost++;
           send({ type: 'lost', lock, holder, reason: error instanceof LockLostError ? error.reason : String(error), at: now() });
