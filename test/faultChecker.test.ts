@@ -6,8 +6,8 @@ function section(holder: string, token: number, start: number, end: number, cloc
   return { lock: 'l', holder, owner: holder, token, start, end, observedEnd: end, outcome: 'released', clockOffset };
 }
 
-// Each process's now() is anchored to the wall clock when it started; on a VM whose wall clock is stepped,
-// processes started on either side of the step disagree by the step for their whole life.
+// Each process's now() is anchored on two clock reads at its start; a pause between them (or a step of the wall
+// clock) leaves processes disagreeing by milliseconds for their whole life.
 describe('the fault checker compares processes on the clock they share (test/support/checker.ts)', () => {
   it('finds no overlap where two processes only disagree about the time', () => {
     // w2's clock is 4 ms behind: read as they are, its section (108–120) starts before w1's (100–110) ends.

@@ -45,7 +45,7 @@ export interface StallWatch {
 
 /**
  * Watches, from a worker thread, what keeps a probe waiting: its own main thread running or waiting for a
- * CPU (and whether its other threads had it), Redis running or waiting (when `redisPid` is a local process),
+ * CPU (and whether its other threads had it), Redis running or waiting (`redisPid`: see `redisPidFrom`),
  * or the host taking a vCPU (steal time, or the sampler itself stopped for longer than 3 ms). Resolves once
  * the first sample is taken; undefined where `/proc` has no scheduler statistics (not Linux). The sampler
  * costs a few per cent of a vCPU.
@@ -53,22 +53,19 @@ export interface StallWatch {
 export async function watchStalls(redisPid: number | undefined): Promise<StallWatch | undefined> {
   const own = `/proc/${String(process.pid)}/task/${String(process.pid)}/schedstat`;
   if (!existsSync(own)) return undefined;
-  const redis = redisPid !== undefined && isRedis(redisPid) ? redisPid : undefined;
   const stop = new SharedArrayBuffer(4);
-  const input: SamplerInput = { probeTid: process.pid, redisPid: redis, stop };
+  const input: SamplerInput = { probeTid: process.pid, redisPid, stop };
   // Node 20 gives a worker none of the process's module hooks: the worker registers tsx's itself.
   const sampler = JSON.stringify(new URL('./stallSampler.ts', import.meta.url).href);
   const worker = new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${sampler}); })`, { eval: true, workerData: input });
+  let ready = (): void => undefined;
+  const started = new Promise<void>((resolve) => (ready = resolve));
   const samples = new Promise<Float64Array>((resolve, reject) => {
-    worker.on('message', (message: Float64Array | 'ready') => {
-      if (message !== 'ready') resolve(message);
-    });
+    worker.on('message', (message: Float64Array | 'ready') => (message === 'ready' ? ready() : resolve(message)));
     worker.once('error', reject);
   });
-  await new Promise((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
+  // A sampler that fails to start rejects here, through `samples`.
+  await Promise.race([started, samples]);
   const offset = performance.timeOrigin;
   return {
     async stop() {
@@ -126,7 +123,7 @@ export function accountSpan(samples: Float64Array, from: number, ms: number): St
  * largest of the VM's own parts, if it covers a third of the span; if none does, nothing of ours ran or
  * waited: a wake-up (a timer, a reply) came late.
  */
-export function cause(parts: Omit<StallAccount, 'cause'>, ms: number): StallCause {
+function cause(parts: Omit<StallAccount, 'cause'>, ms: number): StallCause {
   const ours = parts.probeRan + parts.probeWaited + parts.redisRan + parts.redisWaited + parts.othersRan;
   if ((parts.samplerPauseMs > 3 || parts.stealTicks > 0) && ours < ms / 2) return 'host took a vCPU';
   const largest = Math.max(parts.probeRan, parts.probeWaited, parts.redisRan + parts.redisWaited, parts.othersRan);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seededRandom, shared, summary, violations, type SectionRecord } from '../support/checker.js';
+import { observedEndOf, seededRandom, startOf, summary, violations, type SectionRecord } from '../support/checker.js';
 import { sleep } from '../support/leaks.js';
 import { figure, runWorkload, useRig } from './rig.js';
 
@@ -9,9 +9,8 @@ const TTL = 1_000;
 function longestHandover(sections: readonly SectionRecord[]): number {
   let longest = 0;
   for (const lock of new Set(sections.map((section) => section.lock))) {
-    const entered = (section: SectionRecord): number => shared(section.start, section.clockOffset);
-    const sorted = sections.filter((section) => section.lock === lock).sort((a, b) => entered(a) - entered(b));
-    for (let i = 1; i < sorted.length; i++) longest = Math.max(longest, entered(sorted[i]!) - shared(sorted[i - 1]!.observedEnd, sorted[i - 1]!.clockOffset));
+    const sorted = sections.filter((section) => section.lock === lock).sort((a, b) => startOf(a) - startOf(b));
+    for (let i = 1; i < sorted.length; i++) longest = Math.max(longest, startOf(sorted[i]!) - observedEndOf(sorted[i - 1]!));
   }
   return longest;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkHistory, now, openAt, seededRandom, shared, summary, violations, type SectionRecord } from '../support/checker.js';
+import { checkHistory, now, observedEndOf, openAt, seededRandom, shared, startOf, summary, violations, type SectionRecord } from '../support/checker.js';
 import { sleep } from '../support/leaks.js';
 import { spawnWorker } from '../support/workerProcess.js';
 import { figure, spread, useRig } from './rig.js';
@@ -48,13 +48,12 @@ describe('fault 1: Redis restarted without persistence while locks are held and 
     const learnedAfter: number[] = [];
     for (const { at, back } of restarts) {
       for (const section of openAt(sections, at)) {
-        const learned = shared(section.observedEnd, section.clockOffset) - shared(back);
+        const learned = observedEndOf(section) - shared(back);
         expect(learned).toBeLessThan(RENEW_PERIOD + SLACK_MS);
         if (section.outcome === 'lost') learnedAfter.push(learned);
       }
       // The lock keeps being handed over after every restart.
-      const entered = (section: SectionRecord): number => shared(section.start, section.clockOffset) - shared(back);
-      const after = sections.filter((section) => entered(section) > 0 && entered(section) < 1_000);
+      const after = sections.filter((section) => startOf(section) > shared(back) && startOf(section) < shared(back) + 1_000);
       expect(after.length).toBeGreaterThan(2);
     }
     expect(learnedAfter.length).toBeGreaterThan(0);

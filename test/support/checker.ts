@@ -4,9 +4,10 @@ import { LockLostError, type Lease } from '../../src/index.js';
 /**
  * The clock every record uses: the monotonic scheduler's (`performance.timeOrigin + performance.now()`).
  * It reads as epoch milliseconds and compares directly with Redis's `PEXPIRETIME` and with `lease.deadline`.
- * Across processes it agrees only as well as the wall clock did when each process started: a VM whose wall
- * clock is stepped (a microVM's host setting its time) starts later processes milliseconds apart. Records
- * from several processes are therefore compared on the host's monotonic clock (see `CLOCK_OFFSET`).
+ * Across processes it agrees only as well as each process's anchor: the wall clock and the monotonic clock,
+ * read when the process started. A pause between those two reads (or a step of the wall clock) leaves a
+ * process milliseconds off for its whole life, so records from several processes are compared on the host's
+ * monotonic clock (see `CLOCK_OFFSET`).
  */
 export function now(): number {
   return performance.timeOrigin + performance.now();
@@ -194,7 +195,7 @@ export class FencedResource {
 /** The sections, of any process, that had entered and not yet seen their end at `at` (this process's `now()`). */
 export function openAt(sections: readonly SectionRecord[], at: number): SectionRecord[] {
   const moment = shared(at);
-  return sections.filter((section) => startOf(section) < moment && shared(section.observedEnd, section.clockOffset) > moment);
+  return sections.filter((section) => startOf(section) < moment && observedEndOf(section) > moment);
 }
 
 /** Two sections of one lock whose believed-held intervals overlap. */
@@ -206,13 +207,18 @@ export interface Overlap {
 }
 
 /** When a section entered, on the clock shared by all processes. */
-function startOf(section: SectionRecord): number {
+export function startOf(section: SectionRecord): number {
   return shared(section.start, section.clockOffset);
 }
 
 /** When a section ended (capped by its lease deadline), on the clock shared by all processes. */
 function endOf(section: SectionRecord): number {
   return shared(section.end, section.clockOffset);
+}
+
+/** When a section's holder saw it end (uncapped), on the clock shared by all processes. */
+export function observedEndOf(section: SectionRecord): number {
+  return shared(section.observedEnd, section.clockOffset);
 }
 
 /** What the checker found in one run. */
