@@ -50,5 +50,8 @@ it('runs every scenario of the bench end to end, and no lock ever had two holder
   const rxlockHold = contended.figures.find((f) => f.id === 'rxlock')?.hold;
   expect(rxlockHold?.count).toBeGreaterThan(0);
   expect(rxlockHold?.p50Ms).toBeGreaterThan(0);
+  expect(rxlockHold?.meanMs).toBeGreaterThan(0);
+  expect(rxlockHold?.shortShare).toBeGreaterThanOrEqual(0);
+  expect(rxlockHold?.shortShare).toBeLessThanOrEqual(1);
   expect(results.lockScenarios.find((result) => result.scenario.id === 'heavy')!.figures.every((f) => f.hold === undefined)).toBe(true);
 });

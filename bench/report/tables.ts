@@ -58,9 +58,10 @@ function contendedTable(result: LockScenarioResult, ping: PingScale): TableData 
     result.scenario.holdMs > 0
       ? [
           [
-            `hold (${result.scenario.holdMs} ms timer) as timed, p50 / p99 / max (ms)`,
-            (f) => `${ms(f.hold?.p50Ms)} / ${ms(f.hold?.p99Ms)} / ${ms(f.hold?.maxMs)}`,
+            `hold (${result.scenario.holdMs} ms timer) as timed, p50 / mean / p99 / max (ms)`,
+            (f) => `${ms(f.hold?.p50Ms)} / ${ms(f.hold?.meanMs)} / ${ms(f.hold?.p99Ms)} / ${ms(f.hold?.maxMs)}`,
           ],
+          [`  of which shorter than ${result.scenario.holdMs} ms (the timer fired early)`, (f) => percent(f.hold?.shortShare)],
         ]
       : [];
   return contenderTable(result.scenario.title, result.figures, [

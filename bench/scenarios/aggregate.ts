@@ -1,6 +1,13 @@
 import { jainIndex } from '../fairness.js';
-import { merged, summarize, type LatencySummary } from '../histogram.js';
+import { merged, summarize, type Histogram, type LatencySummary } from '../histogram.js';
 import type { WindowResult } from './window.js';
+
+/** Holds as timed: their percentiles, their mean (what a wait adds up) and the share that ended early. */
+export interface HoldSummary extends LatencySummary {
+  readonly meanMs: number;
+  /** Share of holds that ended before the hold asked for: their timer fired early. */
+  readonly shortShare: number;
+}
 
 /** One contender's figures in one scenario, over every round it ran. */
 export interface ContenderFigures {
@@ -20,7 +27,7 @@ export interface ContenderFigures {
   readonly newOwnerWaitByRound: (LatencySummary | undefined)[];
   readonly switchGap: LatencySummary | undefined;
   /** Holds as timed (see `WindowResult.holds`); undefined with hold 0. */
-  readonly hold: LatencySummary | undefined;
+  readonly hold: HoldSummary | undefined;
   /** Jain's index of the per-worker counts of each window; the lowest (worst) window. */
   readonly jain: number | undefined;
   readonly jainByRound: number[];
@@ -57,7 +64,10 @@ export function aggregate(id: string, label: string, windows: readonly WindowRes
     newOwnerWait: summarize(merged(windows.map((w) => w.newOwnerWait))),
     newOwnerWaitByRound: windows.map((w) => summarize(w.newOwnerWait)),
     switchGap: summarize(merged(windows.map((w) => w.switchGap))),
-    hold: summarize(merged(windows.map((w) => w.holds))),
+    hold: holdSummary(
+      merged(windows.map((w) => w.holds)),
+      sum((w) => w.shortHolds),
+    ),
     jain: jainByRound.length > 0 ? Math.min(...jainByRound) : undefined,
     jainByRound,
     commandsPerAcquisition: cycles > 0 ? sum((w) => w.commands) / cycles : undefined,
@@ -70,6 +80,11 @@ export function aggregate(id: string, label: string, windows: readonly WindowRes
     firstError: windows.find((w) => w.firstError !== undefined)?.firstError,
     stuck: sum((w) => w.stuck),
   };
+}
+
+function holdSummary(holds: Histogram, shortHolds: number): HoldSummary | undefined {
+  const summary = summarize(holds);
+  return summary === undefined ? undefined : { ...summary, meanMs: holds.mean / 1_000, shortShare: shortHolds / summary.count };
 }
 
 export function unavailableFigures(id: string, label: string, reason: string): ContenderFigures {

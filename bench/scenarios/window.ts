@@ -36,6 +36,8 @@ export interface WindowResult {
   readonly switchGap: Histogram;
   /** How long each counted hold (`setTimeout(holdMs)`) took as timed: a stall of the process shows here first. Empty with hold 0. */
   readonly holds: Histogram;
+  /** Of those holds, how many ended before `holdMs`: the timer fired early (see bench/README, "The holds as timed"). */
+  readonly shortHolds: number;
   /** Cycles (acquire → hold → release) that started while the window was open and ran to their end. */
   readonly cycles: number;
   /** Commands the workers' connections sent during those cycles. */
@@ -101,6 +103,7 @@ export async function runWindow(plan: WindowPlan): Promise<WindowResult> {
   const newOwnerWait = latencyHistogram();
   const switchGap = latencyHistogram();
   const holds = latencyHistogram();
+  let shortHolds = 0;
   let acquisitions = 0;
   let cycles = 0;
   let cycleCommands = 0;
@@ -164,7 +167,10 @@ export async function runWindow(plan: WindowPlan): Promise<WindowResult> {
       if (holdMs > 0) await sleep(holdMs);
       holders.leave(key);
       const releasedAt = performance.now();
-      if (counted && holdMs > 0) recordMs(holds, releasedAt - at);
+      if (counted && holdMs > 0) {
+        recordMs(holds, releasedAt - at);
+        if (releasedAt - at < holdMs) shortHolds++;
+      }
       const state = keys.get(key);
       if (state !== undefined) state.releasedAt = releasedAt;
       try {
@@ -218,6 +224,7 @@ export async function runWindow(plan: WindowPlan): Promise<WindowResult> {
     newOwnerWait,
     switchGap,
     holds,
+    shortHolds,
     cycles,
     commands: cycleCommands,
     subscriptionCommands: cycleSubscriptionCommands,
