@@ -6,6 +6,11 @@ import { runBenchScript } from './support/benchProcess.js';
 const PROBES: readonly { file: string; results: RegExp; env?: Record<string, string> }[] = [
   { file: 'coldHandOff.ts', results: /^this build +server +[\d.]+ µs +reply [\d.]+ ms +hand-off message [\d.]+ ms$/m },
   { file: 'commandCost.ts', results: /^10 arguments \(lock acquire\), rxlock preparedEvalsha +[\d.]+ µs$/m },
+  {
+    file: 'contendedCost.ts',
+    results:
+      /^heavy redis-semaphore +client user µs \d+, client system µs \d+, Redis user µs \d+, Redis system µs \d+, EVALSHA µs \d+, Redis reads [\d.]+, Redis writes [\d.]+, client wake-ups [\d.]+, Redis wake-ups [\d.]+$/m,
+  },
   { file: 'cycleCost.ts', results: /^medians: floor [\d.]+ µs, rxlock lock [\d.]+ µs per cycle/m },
   { file: 'engineCost.ts', results: /^engine \+ memory store, CPU per acquire\/release cycle: median [\d.]+ µs/m },
   { file: 'fairTail.ts', results: /^ {2}fairLock\.release +\d+ calls: p10 \d+ µs, p50 \d+ µs, p90 \d+ µs$/m },

@@ -4,7 +4,7 @@ import type { Contender, LockWorker } from '../contenders/Contender.js';
 import { latencyHistogram, recordMs, type Histogram } from '../histogram.js';
 import { HolderBook } from '../holders.js';
 import type { BenchServer } from '../server.js';
-import { sleep } from '../sleep.js';
+import { settlesWithin, sleep } from '../sleep.js';
 
 /** One timed window: `workers` workers of one contender loop acquire → hold → release. */
 export interface WindowPlan {
@@ -207,8 +207,7 @@ export async function runWindow(plan: WindowPlan): Promise<WindowResult> {
   });
 
   let stuck = 0;
-  const drained = Promise.all(loops).then(() => true);
-  if (!(await Promise.race([drained, sleep(plan.drainMs).then(() => false)]))) {
+  if (!(await settlesWithin(Promise.all(loops), plan.drainMs))) {
     stuck = waitingSince.filter((since) => since !== undefined).length;
   }
   await Promise.all(workers.map((worker) => worker.close().catch(() => undefined)));
