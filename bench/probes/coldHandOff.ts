@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import type * as ReleaseScript from '../../src/primitives/lock/releaseScript.js';
 import { rxlockContendedCalls, RXLOCK_LOCK_SCRIPTS } from '../contenders/rxlockScripts.js';
 import { median } from '../histogram.js';
+import { evalshaStats } from '../redisInfo.js';
 import { openServer } from '../server.js';
 import { sleep } from '../sleep.js';
 import { probeSize } from './size.js';
@@ -49,9 +50,8 @@ if (baseline !== undefined) {
 }
 const acquireSha = (await redis.script('LOAD', RXLOCK_LOCK_SCRIPTS.acquireLua)) as string;
 
-async function evalshaStats(): Promise<{ calls: number; usec: number }> {
-  const match = /cmdstat_evalsha:calls=(\d+),usec=(\d+)/.exec(await stats.info('commandstats'));
-  return { calls: Number(match?.[1] ?? 0), usec: Number(match?.[2] ?? 0) };
+async function evalshaSoFar(): Promise<{ calls: number; usec: number }> {
+  return evalshaStats(await stats.info('commandstats'));
 }
 
 let messageAt = 0;
@@ -66,7 +66,7 @@ for (let round = 0; round < ROUNDS; round++) {
   const current = variants[round % variants.length]!;
   if (!RXLOCK_LOCK_SCRIPTS.granted(await redis.evalsha(acquireSha, ...calls.holderAcquire))) throw new Error('the holder was refused');
   await redis.evalsha(acquireSha, ...calls.waiterAcquire);
-  const before = await evalshaStats();
+  const before = await evalshaSoFar();
   await sleep(1);
   // Only a direct hand-off publishes on the waiter's channel: its message resolves this.
   const message = new Promise<void>((resolve) => (messaged = resolve));
@@ -76,7 +76,7 @@ for (let round = 0; round < ROUNDS; round++) {
   // 3 (HANDED_OVER) since c9c3c3c; a build before it answers 2 for the same unlock.
   if (released !== 3 && released !== 2) throw new Error(`${current.label} answered ${String(released)}`);
   await message;
-  const after = await evalshaStats();
+  const after = await evalshaSoFar();
   await redis.evalsha(acquireSha, ...calls.waiterAcquire);
   await redis.evalsha(current.sha, ...calls.waiterRelease);
   await server.deleteKeys(marker);

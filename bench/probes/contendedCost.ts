@@ -17,6 +17,7 @@ import { redisSemaphore } from '../contenders/redisSemaphore.js';
 import { rxlockFairLock } from '../contenders/rxlockFairLock.js';
 import { rxlockLock } from '../contenders/rxlockLock.js';
 import { median } from '../histogram.js';
+import { evalshaStats, infoNumber } from '../redisInfo.js';
 import { CONTENDED, HEAVY, type LockScenario } from '../scenarios/lockScenarios.js';
 import { runWindow } from '../scenarios/window.js';
 import { openServer } from '../server.js';
@@ -40,7 +41,7 @@ const FIGURES = [
 ] as const;
 
 const server = await openServer(process.env['REDIS_URL']);
-const redisPid = process.env['REDIS_URL'] === undefined ? Number(/^process_id:(\d+)/m.exec(await server.admin.info('server'))?.[1]) : undefined;
+const redisPid = process.env['REDIS_URL'] === undefined ? infoNumber(await server.admin.info('server'), 'process_id') : undefined;
 
 /** A process's voluntary context switches (its main thread's): how often it blocked, so woke. */
 function wakeUps(pid: number | 'self' | undefined): number {
@@ -48,26 +49,28 @@ function wakeUps(pid: number | 'self' | undefined): number {
   return Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`/proc/${String(pid)}/status`, 'utf8'))?.[1]);
 }
 
+/** What Redis reports, in the order the figures show it. */
+const REDIS_READINGS = ['user', 'system', 'evalsha', 'reads', 'writes'] as const;
+
 interface Reading {
   readonly client: NodeJS.CpuUsage;
   readonly clientWakeUps: number;
   readonly redisWakeUps: number;
-  readonly redis: Record<string, number>;
+  readonly redis: Record<(typeof REDIS_READINGS)[number], number>;
 }
 
 async function read(): Promise<Reading> {
   const info = [await server.admin.info('cpu'), await server.admin.info('stats'), await server.admin.info('commandstats')].join('\n');
-  const field = (name: string): number => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? Number.NaN);
   return {
     client: process.cpuUsage(),
     clientWakeUps: wakeUps('self'),
     redisWakeUps: wakeUps(redisPid),
     redis: {
-      user: field('used_cpu_user') * 1e6,
-      system: field('used_cpu_sys') * 1e6,
-      evalsha: Number(/^cmdstat_evalsha:calls=\d+,usec=(\d+)/m.exec(info)?.[1] ?? 0),
-      reads: field('total_reads_processed'),
-      writes: field('total_writes_processed'),
+      user: infoNumber(info, 'used_cpu_user') * 1e6,
+      system: infoNumber(info, 'used_cpu_sys') * 1e6,
+      evalsha: evalshaStats(info).usec,
+      reads: infoNumber(info, 'total_reads_processed'),
+      writes: infoNumber(info, 'total_writes_processed'),
     },
   };
 }
@@ -95,12 +98,14 @@ for (let round = 0; round < ROUNDS; round++) {
       const figures = [
         per(after.client.user - before.client.user),
         per(after.client.system - before.client.system),
-        ...(['user', 'system', 'evalsha', 'reads', 'writes'] as const).map((name) => per(after.redis[name]! - before.redis[name]!)),
+        ...REDIS_READINGS.map((name) => per(after.redis[name] - before.redis[name])),
         per(after.clientWakeUps - before.clientWakeUps),
         per(after.redisWakeUps - before.redisWakeUps),
       ];
       const key = `${scenario.id} ${contender.label}`;
-      perAcquisition.set(key, [...(perAcquisition.get(key) ?? []), figures]);
+      const rounds = perAcquisition.get(key) ?? [];
+      perAcquisition.set(key, rounds);
+      rounds.push(figures);
     }
   }
 }

@@ -12,6 +12,7 @@ import type { LockScripts } from '../contenders/lockScripts.js';
 import { REDISSON_LOCK_SCRIPTS } from '../contenders/redissonScripts.js';
 import { rxlockContendedCalls, RXLOCK_LOCK_SCRIPTS } from '../contenders/rxlockScripts.js';
 import { median } from '../histogram.js';
+import { evalshaStats } from '../redisInfo.js';
 import { openServer } from '../server.js';
 import { probeSize } from './size.js';
 
@@ -26,20 +27,19 @@ const pairs: readonly (LockScripts & { readonly label: string })[] = [
 ];
 
 /** Calls and µs of EVALSHA so far. */
-async function evalshaStats(redis: Redis): Promise<{ calls: number; usec: number }> {
-  const match = /cmdstat_evalsha:calls=(\d+),usec=(\d+)/.exec(await redis.info('commandstats'));
-  return { calls: Number(match?.[1] ?? 0), usec: Number(match?.[2] ?? 0) };
+async function evalshaSoFar(redis: Redis): Promise<{ calls: number; usec: number }> {
+  return evalshaStats(await redis.info('commandstats'));
 }
 
 /** Sends one pipeline of EVALSHA calls; returns the server µs per call. */
 async function timedBatch(redis: Redis, sha: string, calls: readonly [number, ...(string | number)[]][]): Promise<number> {
-  const before = await evalshaStats(redis);
+  const before = await evalshaSoFar(redis);
   const pipeline = redis.pipeline();
   for (const call of calls) pipeline.evalsha(sha, ...call);
   const replies = (await pipeline.exec()) ?? [];
   const failed = replies.find(([error]) => error !== null);
   if (failed?.[0] != null) throw failed[0];
-  const after = await evalshaStats(redis);
+  const after = await evalshaSoFar(redis);
   return (after.usec - before.usec) / (after.calls - before.calls);
 }
 

@@ -3,6 +3,7 @@ import { CommandTally } from '../commandTally.js';
 import type { Contender, LockWorker } from '../contenders/Contender.js';
 import { latencyHistogram, recordMs, type Histogram } from '../histogram.js';
 import { HolderBook } from '../holders.js';
+import { infoNumber } from '../redisInfo.js';
 import type { BenchServer } from '../server.js';
 import { settlesWithin, sleep } from '../sleep.js';
 
@@ -243,6 +244,5 @@ function subscriptionCommands(tally: CommandTally): number {
 
 async function redisCpuSeconds(server: BenchServer): Promise<number> {
   const info = await server.admin.info('cpu');
-  const read = (field: string): number => Number(new RegExp(`^${field}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
-  return read('used_cpu_user') + read('used_cpu_sys');
+  return infoNumber(info, 'used_cpu_user') + infoNumber(info, 'used_cpu_sys');
 }
