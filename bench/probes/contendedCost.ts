@@ -17,6 +17,7 @@ import { redisSemaphore } from '../contenders/redisSemaphore.js';
 import { rxlockFairLock } from '../contenders/rxlockFairLock.js';
 import { rxlockLock } from '../contenders/rxlockLock.js';
 import { median } from '../histogram.js';
+import { DEFAULT_OPTIONS } from '../options.js';
 import { evalshaStats, infoNumber } from '../redisInfo.js';
 import { CONTENDED, HEAVY, type LockScenario } from '../scenarios/lockScenarios.js';
 import { runWindow } from '../scenarios/window.js';
@@ -88,7 +89,7 @@ for (let round = 0; round < ROUNDS; round++) {
         keyOf: () => `${marker}:shared`,
         holdMs: scenario.holdMs,
         windowMs: WINDOW_MS,
-        drainMs: 30_000,
+        drainMs: DEFAULT_OPTIONS.drainMs,
       });
       const after = await read();
       await server.deleteKeys(marker);
