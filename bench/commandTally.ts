@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { RedisClientType } from 'redis';
 
 /**
  * Counts the commands that a group of ioredis connections sends, by name, while counting is on. Every
@@ -57,5 +58,37 @@ export class CommandTally {
     const duplicate = redis.duplicate.bind(redis);
     redis.duplicate = (override) => this.attach(duplicate(override));
     return redis;
+  }
+
+  /**
+   * The same for a node-redis client: its commands go through `sendCommand`, its SUBSCRIBE and UNSUBSCRIBE
+   * (which node-redis queues itself) through `subscribe`/`unsubscribe`, counted one per channel as they go out.
+   */
+  attachNodeRedis(client: RedisClientType): RedisClientType {
+    const count = (name: string, times = 1): void => {
+      if (!this.#counting) return;
+      for (let i = 0; i < times; i++) {
+        this.#byName.set(name, (this.#byName.get(name) ?? 0) + 1);
+        this.#total++;
+        this.#listener?.(name);
+      }
+    };
+    const send = client.sendCommand.bind(client);
+    client.sendCommand = (args: string[], options?: object) => {
+      count(String(args[0]).toLowerCase());
+      return send(args, options);
+    };
+    for (const method of ['subscribe', 'unsubscribe'] as const) {
+      const original = (client[method] as (...args: unknown[]) => Promise<unknown>).bind(client);
+      Object.assign(client, {
+        [method]: (channels: string | string[], ...rest: unknown[]) => {
+          count(method, Array.isArray(channels) ? channels.length : 1);
+          return original(channels, ...rest);
+        },
+      });
+    }
+    const duplicate = client.duplicate.bind(client);
+    client.duplicate = ((overrides?: object) => this.attachNodeRedis(duplicate(overrides))) as typeof client.duplicate;
+    return client;
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HandOffClock } from '../src/primitives/handOffClock.js';
+import { HandOffClock } from '../src/engine/handOff/HandOffClock.js';
 
 // Server times in µs; local times in ms.
 describe('HandOffClock: when a waiter may take a grant from a hand-off message', () => {

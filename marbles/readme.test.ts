@@ -4,8 +4,8 @@ import { expect, it } from 'vitest';
 import { createLockClient } from '../src/index.js';
 import { createMemoryStore } from '../src/testing.js';
 
-// The README's "Testing your own code" example, verbatim, so that it cannot rot.
-it('runs the README’s marble example', () => {
+// A user's marble test with rxjs's own TestScheduler (docs/testing.md shows the same with createTestScheduler).
+it('hands the lock from one memory-store client to the next in virtual time', () => {
   const testScheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
   testScheduler.run(({ expectObservable }) => {
     const store = createMemoryStore({ scheduler: testScheduler, latencyMs: 1 });

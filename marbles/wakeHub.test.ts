@@ -2,6 +2,7 @@ import { Observable, Subject } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { WakeHub, type WakePolicy } from '../src/engine/WakeHub.js';
+import { GrantMailbox } from '../src/engine/handOff/GrantMailbox.js';
 import type { ChannelEvent, StoreConnection } from '../src/store/Store.js';
 import { createTestScheduler } from './helpers.js';
 
@@ -19,10 +20,10 @@ describe('WakeHub: a message that names a waiter before the waiter learnt its id
     const ts = createTestScheduler();
     ts.run(({ flush }) => {
       const { connection, channel } = handDriven();
-      const hub = new WakeHub(connection as StoreConnection, ts);
+      const hub = new WakeHub(connection as StoreConnection, ts, new GrantMailbox());
       const woken: string[] = [];
-      const a = hub.join('ch', 'a', byTicket, { onReady: () => woken.push('a ready'), onWake: () => woken.push('a woken') });
-      const b = hub.join('ch', 'b', byTicket, { onReady: () => woken.push('b ready'), onWake: () => woken.push('b woken') });
+      const a = hub.join('ch', 'a', byTicket, { onReady: () => woken.push('a ready'), onWake: () => woken.push('a woken'), onWakeLater: () => undefined });
+      const b = hub.join('ch', 'b', byTicket, { onReady: () => woken.push('b ready'), onWake: () => woken.push('b woken'), onWakeLater: () => undefined });
       channel.next({ type: 'ready' });
       channel.next({ type: 'message', message: '1700' });
       channel.next({ type: 'message', message: '9999' }); // another client's waiter
@@ -41,12 +42,12 @@ describe('WakeHub: a message that names a waiter before the waiter learnt its id
     const ts = createTestScheduler();
     ts.run(({ flush }) => {
       const { connection, channel } = handDriven();
-      const hub = new WakeHub(connection as StoreConnection, ts);
+      const hub = new WakeHub(connection as StoreConnection, ts, new GrantMailbox());
       const woken: string[] = [];
-      const first = hub.join('ch', 'first', byTicket, { onReady: () => undefined, onWake: () => woken.push('first') });
+      const first = hub.join('ch', 'first', byTicket, { onReady: () => undefined, onWake: () => woken.push('first'), onWakeLater: () => undefined });
       channel.next({ type: 'ready' });
       channel.next({ type: 'message', message: '42' });
-      const late = hub.join('ch', '42', byTicket, { onReady: () => undefined, onWake: () => woken.push('late') });
+      const late = hub.join('ch', '42', byTicket, { onReady: () => undefined, onWake: () => woken.push('late'), onWakeLater: () => undefined });
       flush();
       expect(woken).toEqual(['late']);
       first.leave(false);
@@ -57,7 +58,7 @@ describe('WakeHub: a message that names a waiter before the waiter learnt its id
 });
 
 describe('WakeHub: the grace period of a channel nobody waits on', () => {
-  const idle = { onReady: () => undefined, onWake: () => undefined };
+  const idle = { onReady: () => undefined, onWake: () => undefined, onWakeLater: () => undefined };
 
   it('keeps a line that empties and refills subscribed, drops it a grace period after its last waiter left, with one timer at a time', () => {
     const ts = createTestScheduler();
@@ -71,12 +72,12 @@ describe('WakeHub: the grace period of a channel nobody waits on', () => {
             return () => unsubscriptions++;
           }),
       };
-      const hub = new WakeHub(connection as unknown as StoreConnection, ts);
+      const hub = new WakeHub(connection as unknown as StoreConnection, ts, new GrantMailbox());
       const timers = countTimers(ts);
       // A waiter every 10 ms for 1 s, each leaving 5 ms after it joined: the line is empty half the time.
       for (let at = 0; at < 1_000; at += 10) {
         ts.schedule(() => {
-          const ticket = hub.join('ch', `w${String(at)}`, byTicket, idle, 100);
+          const ticket = hub.join('ch', `w${String(at)}`, byTicket, idle, { graceMs: 100 });
           ts.schedule(() => ticket.leave(true), 5);
         }, at);
       }
@@ -95,10 +96,10 @@ describe('WakeHub: a line dropped at once while a grace timer runs', () => {
     const ts = createTestScheduler();
     ts.run(() => {
       const { connection } = handDriven();
-      const hub = new WakeHub(connection as StoreConnection, ts);
-      const idle = { onReady: () => undefined, onWake: () => undefined };
-      hub.join('ch', 'a', byTicket, idle, 5_000).leave(true);
-      hub.join('ch', 'b', byTicket, idle, 0).leave(true);
+      const hub = new WakeHub(connection as StoreConnection, ts, new GrantMailbox());
+      const idle = { onReady: () => undefined, onWake: () => undefined, onWakeLater: () => undefined };
+      hub.join('ch', 'a', byTicket, idle, { graceMs: 5_000 }).leave(true);
+      hub.join('ch', 'b', byTicket, idle, { graceMs: 0 }).leave(true);
       expect(hub.channelCount).toBe(0);
       expect(ts.actions).toHaveLength(0);
     });
@@ -116,9 +117,9 @@ describe('WakeHub: a waiter that leaves after its client closed every line', () 
             subscriptions++;
           }),
       };
-      const hub = new WakeHub(connection as unknown as StoreConnection, ts);
-      const idle = { onReady: () => undefined, onWake: () => undefined };
-      const ticket = hub.join('ch', 'a', byTicket, idle, 5_000);
+      const hub = new WakeHub(connection as unknown as StoreConnection, ts, new GrantMailbox());
+      const idle = { onReady: () => undefined, onWake: () => undefined, onWakeLater: () => undefined };
+      const ticket = hub.join('ch', 'a', byTicket, idle, { graceMs: 5_000 });
       hub.closeAll();
       ticket.leave(true);
       expect(hub.channelCount).toBe(0);

@@ -1,10 +1,10 @@
-import { concat, filter, finalize, ignoreElements, map, NEVER, Observable, of, switchMap, take, throwError, timer } from 'rxjs';
+import { catchError, concat, filter, finalize, ignoreElements, map, NEVER, Observable, of, switchMap, take, throwError, timer } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { LockLostError, withLease$, type Lease } from '../src/index.js';
 import type { MemoryStore } from '../src/testing.js';
 import { createTestScheduler, memoryClients } from './helpers.js';
 
-const STREAMS = 'lock$, fairLock$, readLock$, writeLock$, multiLock$, leader$, semaphore(…).acquire$ or leasedSemaphore(…).acquire$';
+const STREAMS = 'lock$, fairLock$, spinLock$, readLock$, writeLock$, multiLock$, groupLock$, leader$, semaphore(…).acquire$ or leasedSemaphore(…).acquire$';
 
 /** `result`, recording what `probe` reads at the moment it completes or errors (before anything that follows it runs). */
 function atEnd<T, P>(result: Observable<T>, probe: () => P, seen: P[]): Observable<T> {
@@ -145,7 +145,7 @@ describe('withLease$ in virtual time (memory store, 1 ms latency)', () => {
     });
   });
 
-  it('a failed release does not replace the work’s outcome; it is reported on events$', () => {
+  it('a lease lost under finished work errors the result with LockLostError carrying the work’s last value, and events$ says lost', () => {
     const ts = createTestScheduler();
     ts.run(({ expectObservable }) => {
       const { store, clients } = memoryClients(ts, 1);
@@ -155,16 +155,17 @@ describe('withLease$ in virtual time (memory store, 1 ms latency)', () => {
         store.db.del('w');
         return of('x');
       };
-      expectObservable(withLease$(client!.writeLock$('w'), work)).toBe('-x|');
+      expectObservable(withLease$(client!.writeLock$('w'), work).pipe(catchError((error: LockLostError) => of(`${error.name}:${String(error.result)}`)))).toBe(
+        '-x(l|)',
+        { x: 'x', l: 'LockLostError:x' },
+      );
       expectObservable(
         client!.events$.pipe(
-          filter((event) => event.type.startsWith('release')),
+          filter((event) => event.type.startsWith('release') || event.type === 'lost'),
           map((event) => event.type),
         ),
         '^ 5ms !',
-      ).toBe('--f', {
-        f: 'release-failed',
-      });
+      ).toBe('--l', { l: 'lost' });
     });
   });
 

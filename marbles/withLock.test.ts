@@ -1,6 +1,6 @@
 import { concat, filter, finalize, map, NEVER, Observable, of, switchMap, throwError } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { ClientClosedError, LockLostError } from '../src/index.js';
+import { ClientClosedError, LockLostError, type Lease } from '../src/index.js';
 import { createTestScheduler, memoryClients } from './helpers.js';
 
 describe('withLock$ in virtual time', () => {
@@ -98,7 +98,7 @@ describe('renewal in virtual time', () => {
 });
 
 describe('leader$ in virtual time', () => {
-  it('emits a lease per term, stops the duties on loss and restarts them on the next term', () => {
+  it('runs the work in each term: stops it on loss and restarts it on the next term', () => {
     const ts = createTestScheduler();
     ts.run(({ expectObservable, cold }) => {
       const { store, clients } = memoryClients(ts, 1);
@@ -106,8 +106,21 @@ describe('leader$ in virtual time', () => {
       cold('5ms a').subscribe(() => store.restart());
       const duties = () => concat(of('d'), NEVER).pipe(finalize(() => stops.push(ts.now())));
       // term 1 from 1; the renewal at 11 finds the key gone (12); term 2 granted at 13
-      expectObservable(clients[0]!.leader$('x').pipe(switchMap(duties)), '^ 30ms !').toBe('- d 11ms d');
+      expectObservable(clients[0]!.leader$('x', duties), '^ 30ms !').toBe('- d 11ms d');
       ts.schedule(() => expect(stops).toEqual([12]), 20);
+    });
+  });
+
+  it('is an ordinary Observable: a lease per term, and pipe(f) is f(leader$)', () => {
+    const ts = createTestScheduler();
+    ts.run(({ expectObservable, cold }) => {
+      const { store, clients } = memoryClients(ts, 1);
+      cold('5ms a').subscribe(() => store.restart());
+      const terms$ = clients[0]!.leader$('x');
+      const label = map((lease: Lease) => (lease.held ? 'L' : '?'));
+      // term 1 from 1, lost at 12; term 2 granted at 13
+      expectObservable(terms$.pipe(label), '^ 30ms !').toBe('- L 11ms L');
+      expectObservable(label(clients[0]!.leader$('y')), '^ 30ms !').toBe('- L 11ms L');
     });
   });
 

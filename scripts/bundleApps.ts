@@ -1,7 +1,9 @@
-// Bundles the two programs the package ships, the `rxlock` command line and the demo, with the libraries
-// they alone use (argument parsing, tables, live terminal output). Those stay devDependencies, so a project
-// that installs rxlock as a library gets none of them. The library itself (`tsc -p tsconfig.build.json`) is
-// not bundled; its dependencies and peer dependencies stay external here too.
+// Bundles the two programs, the `rxlock` command line (shipped) and the demo (`npm run demo`; `rxlock demo`
+// in the package), each into one file with everything it imports: the libraries they alone use (argument
+// parsing, live terminal output), which stay devDependencies so that a project that installs rxlock as a
+// library gets none of them, and rxlock itself with rxjs and ioredis, so that Node starts the command line
+// from one file instead of reading hundreds of modules. Minified to keep the package small; names are kept,
+// as the errors' names come from their classes.
 import { build } from 'esbuild';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,31 +12,25 @@ interface Manifest {
   name: string;
   version: string;
   license?: string;
-  dependencies?: Record<string, string>;
-  peerDependencies?: Record<string, string>;
 }
 
 const NOTICES = 'dist/THIRD_PARTY_LICENSES.md';
 
 const readManifest = (dir: string): Manifest => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest;
-const own = readManifest('.');
 
-// Chunk names change with their contents: last build's would stay behind and be packed.
-for (const dir of ['dist/cli', 'dist/demo', 'dist/apps']) rmSync(dir, { recursive: true, force: true });
+for (const dir of ['dist/cli', 'dist/demo']) rmSync(dir, { recursive: true, force: true });
 
 const result = await build({
   entryPoints: { 'cli/main': 'src/cli/main.ts', 'demo/main': 'src/demo/main.ts' },
   outdir: 'dist',
-  chunkNames: 'apps/[name]-[hash]',
   bundle: true,
-  splitting: true,
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  sourcemap: true,
+  minify: true,
+  keepNames: true,
   metafile: true,
   logLevel: 'warning',
-  external: [...Object.keys(own.dependencies ?? {}), ...Object.keys(own.peerDependencies ?? {})],
   // The bundled CommonJS packages call require() for Node's built-ins, which an ES module does not have.
   banner: {
     js: `// Bundled third-party code: see ${NOTICES.replace('dist/', '../')}\nimport { createRequire as __rxlockCreateRequire } from 'node:module';\nconst require = __rxlockCreateRequire(import.meta.url);`,
@@ -56,5 +52,5 @@ const sections = packageDirs.map((dir) => {
 });
 writeFileSync(
   NOTICES,
-  `# Third-party licenses\n\nThe \`rxlock\` command line and the demo (\`dist/cli\`, \`dist/demo\`, \`dist/apps\`) include these packages.\n\n${sections.join('\n')}`,
+  `# Third-party licenses\n\nThe \`rxlock\` command line and the demo (\`dist/cli\`, \`dist/demo\`) include these packages.\n\n${sections.join('\n')}`,
 );

@@ -7,7 +7,8 @@ import {
   createRedlockClient,
   LockBackendError,
   LockKeyTypeError,
-  NotLockOwnerError,
+  LockLostError,
+  LockTimeoutError,
   type LockClient,
   type LockOptions,
   type RedisLike,
@@ -279,7 +280,7 @@ describe('bad input: a typed error naming what was wrong, nothing written to Red
     console.info(`bad input | a reentrant owner’s holds key holds a string | LockKeyTypeError | ${(error as Error).message}`);
   });
 
-  it('releasing a lock now held by another owner: NotLockOwnerError, and the other owner’s hold is untouched', async () => {
+  it('releasing a lock now held by another owner: LockLostError, and the other owner’s hold is untouched', async () => {
     const other = createLockClient({ redis: server.client(), clientId: 'other' });
     const mine = await client.acquire('taken', { leaseMs: 60_000 });
     await admin.del('taken', 'rxlock_holds:{taken}');
@@ -289,14 +290,14 @@ describe('bad input: a typed error naming what was wrong, nothing written to Red
       () => undefined,
       (e: unknown) => e,
     );
-    expect(error).toBeInstanceOf(NotLockOwnerError);
-    expect((error as Error).message).toContain('"taken" is not held by');
+    expect(error).toBeInstanceOf(LockLostError);
+    expect((error as Error).message).toContain('lost "taken" held by');
     expect(await digest()).toBe(before);
     expect(await other.holdCount('taken', undefined)).toBe(1);
     await theirs.release();
     await other.close();
     await stillUsable();
-    console.info(`bad input | releasing another owner’s lock | NotLockOwnerError | ${(error as Error).message}`);
+    console.info(`bad input | releasing another owner’s lock | LockLostError | ${(error as Error).message}`);
   });
 
   it('calls after close(): ClientClosedError naming the lock, and nothing sent', async () => {
@@ -362,7 +363,7 @@ describe('bad input: a typed error naming what was wrong, nothing written to Red
     console.info(`bad input | Redis refuses scripts (ACL) | LockBackendError other | ${error.message}`);
   });
 
-  it('BUSY from a long script elsewhere: LockBackendError "busy" within waitMs; without waitMs it waits the script out', async () => {
+  it('BUSY from a long script elsewhere: within waitMs, LockTimeoutError naming LockBackendError "busy" as its cause; without waitMs it waits the script out', async () => {
     await admin.config('SET', 'busy-reply-threshold', '50');
     const blocker = server.client();
     // 3 to 4 s: longer than the wait below by far, on a loaded machine too, where Redis answers a client only
@@ -382,12 +383,15 @@ describe('bad input: a typed error naming what was wrong, nothing written to Red
         ),
       ).toBe(true);
       const error = await failureOf(lock('busy', { waitMs: 1_000 }), client);
-      expect(error).toBeInstanceOf(LockBackendError);
-      expect(error).toHaveProperty('code', 'busy');
+      // Its attempts failed for a backend reason: the timeout says so, and carries the backend's error.
+      expect(error).toBeInstanceOf(LockTimeoutError);
+      expect(error.cause).toBeInstanceOf(LockBackendError);
+      expect(error.cause).toHaveProperty('code', 'busy');
       expect(error.message).toContain('"busy"');
+      expect(error.message).toContain('attempts failed');
       const waited = client.withLock('busy', () => 'after the script');
       expect(await waited).toBe('after the script');
-      console.info(`bad input | BUSY (a long script elsewhere), waitMs 1000 | LockBackendError busy | ${error.message}`);
+      console.info(`bad input | BUSY (a long script elsewhere), waitMs 1000 | LockTimeoutError, cause LockBackendError busy | ${error.message}`);
     } finally {
       expect(await long).toBe(1);
       await admin.config('SET', 'busy-reply-threshold', '5000');
@@ -461,7 +465,9 @@ describe('bad input: a typed error naming what was wrong, nothing written to Red
     expect(() => createLockClient({ redis, watchdogTimeoutMs: -5 })).toThrow(/"watchdogTimeoutMs".*got -5/);
     expect(() => createLockClient({ redis, clientId: 'a:b' })).toThrow(/"clientId".*no ":"/);
     expect(() => createLockClient({ redis, retries: 3 } as never)).toThrow(/unknown option "retries"/);
-    expect(() => createLockClient({ redis: {} as RedisLike })).toThrow(/"redis" must be an ioredis Redis or Cluster/);
+    expect(() => createLockClient({ redis: {} as RedisLike })).toThrow(
+      /"redis" must be an ioredis client \(Redis or Cluster.*or a node-redis client \(createClient, createCluster or createSentinel/,
+    );
     // ioredis would prefix the scripts' keys but not the channels the waiters listen on.
     const prefixed = server.client({ keyPrefix: 'app:' });
     expect(() => createLockClient({ redis: prefixed })).toThrow(TypeError);

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { filter, firstValueFrom, map, type Subscription } from 'rxjs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createLockClient, LockBackendError, LockLostError, NotLockOwnerError, type Lease, type LockClient, type LockEvent } from '../src/index.js';
+import { createLockClient, LockBackendError, LockLostError, type Lease, type LockClient, type LockEvent } from '../src/index.js';
 import { lockAcquireScript } from '../src/primitives/lock/acquireScript.js';
 import { lockReleaseScript } from '../src/primitives/lock/releaseScript.js';
 import { now, runSeed, seededRandom, watchServerExpiry } from './support/checker.js';
@@ -228,30 +228,42 @@ describe('losing a lock (issue 3, item 10)', () => {
       return failures;
     }
 
-    it('returns the work’s value when the lock was force-unlocked under it', async () => {
+    it('rejects with LockLostError carrying the work’s value when the lock was force-unlocked under it, and events$ says lost', async () => {
       const client = directClient('fu1');
       const failures = releaseFailures(client);
-      const result = await client.withLock('fail-release', async () => {
-        await admin.del('fail-release');
-        return 'work result';
-      });
-      expect(result).toBe('work result');
-      expect(failures).toHaveLength(1);
-      expect(failures[0]!.error).toBeInstanceOf(NotLockOwnerError);
-      expect(failures[0]!.name).toBe('fail-release');
+      const losses: LockEvent[] = [];
+      client.events$.subscribe((event) => event.type === 'lost' && losses.push(event));
+      const error = await client
+        .withLock('fail-release', async () => {
+          await admin.del('fail-release');
+          return 'work result';
+        })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(error).toBeInstanceOf(LockLostError);
+      expect(error).toMatchObject({ reason: 'not-held', result: 'work result', lockName: 'fail-release' });
+      expect(failures).toHaveLength(0);
+      expect(losses.map((event) => (event.type === 'lost' ? event.name : event.type))).toEqual(['fail-release']);
     });
 
-    it('rethrows the work’s error, not the release’s', async () => {
+    it('rejects with LockLostError whose cause is the work’s error when the lock was force-unlocked under failing work', async () => {
       const client = directClient('fu2');
       const failures = releaseFailures(client);
       const workError = new Error('work failed');
-      await expect(
-        client.withLock('fail-release', async () => {
+      const error = await client
+        .withLock('fail-release', async () => {
           await admin.del('fail-release');
           throw workError;
-        }),
-      ).rejects.toBe(workError);
-      expect(failures.map((failure) => failure.error.constructor)).toEqual([NotLockOwnerError]);
+        })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(error).toBeInstanceOf(LockLostError);
+      expect((error as LockLostError).cause).toBe(workError);
+      expect(failures).toHaveLength(0);
     });
 
     it('returns the work’s value when Redis became unreachable before the release', async () => {

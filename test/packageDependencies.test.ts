@@ -1,6 +1,6 @@
 import { builtinModules } from 'node:module';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
@@ -8,6 +8,7 @@ const root = resolve(import.meta.dirname, '..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 };
 const installedWithRxlock = new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})]);
 const builtins = new Set(builtinModules);
@@ -48,14 +49,72 @@ describe('what installing rxlock brings', () => {
     expect(undeclaredImports(librarySources)).toEqual([]);
   });
 
+  it('the library imports no Redis client library, not even for types, and its published types name none', () => {
+    // Both clients are optional peers: a project installs the one it uses, and rxlock recognises it by shape.
+    const clients = new Set(['ioredis', 'redis', 'iovalkey', '@redis/client']);
+    const imported = librarySources.flatMap((file) =>
+      packagesImportedBy(file)
+        .filter((name) => clients.has(name))
+        .map((name) => `${relative(root, file)}: ${name}`),
+    );
+    expect(imported).toEqual([]);
+    const declarations = filesUnder(join(root, 'dist'), /\.d\.ts$/).filter((file) => !/\/dist\/(cli|demo|apps)\//.test(file));
+    expect(declarations.length).toBeGreaterThan(20);
+    expect(
+      declarations.flatMap((file) =>
+        packagesImportedBy(file)
+          .filter((name) => clients.has(name))
+          .map((name) => `${relative(root, file)}: ${name}`),
+      ),
+    ).toEqual([]);
+    expect(manifest.peerDependenciesMeta?.ioredis?.optional).toBe(true);
+    expect(manifest.peerDependenciesMeta?.redis?.optional).toBe(true);
+  });
+
   it('every runtime dependency is one the library itself imports (the command line’s are bundled)', () => {
     const imported = new Set(librarySources.flatMap(packagesImportedBy));
     expect(Object.keys(manifest.dependencies ?? {}).filter((name) => !imported.has(name))).toEqual([]);
   });
 
+  it('the core imports no NestJS package: only rxlock/nestjs does', () => {
+    const core = librarySources.filter((file) => !file.includes('/src/nestjs/'));
+    const nest = (name: string) => name.startsWith('@nestjs/') || name === 'reflect-metadata';
+    expect(
+      core.flatMap((file) =>
+        packagesImportedBy(file)
+          .filter(nest)
+          .map((name) => `${relative(root, file)}: ${name}`),
+      ),
+    ).toEqual([]);
+  });
+
+  it('rxlock/nestjs (its sources and dist/nestjs) imports only NestJS, rxjs and rxlock’s own files', () => {
+    const allowed = new Set(['@nestjs/common', '@nestjs/core', 'rxjs']);
+    const sources = filesUnder(join(root, 'src/nestjs'), /\.ts$/);
+    const built = filesUnder(join(root, 'dist/nestjs'), /\.js$/);
+    expect(sources.length).toBeGreaterThan(5);
+    expect(built.length).toBe(sources.length);
+    const outside = [...sources, ...built].flatMap((file) =>
+      packagesImportedBy(file)
+        .filter((name) => !allowed.has(name))
+        .map((name) => `${relative(root, file)}: ${name}`),
+    );
+    expect(outside).toEqual([]);
+    // Its relative imports stay inside the package's own build.
+    const escaping = built.flatMap((file) =>
+      ts
+        .preProcessFile(readFileSync(file, 'utf8'), true, true)
+        .importedFiles.map(({ fileName }) => fileName)
+        .filter((name) => name.startsWith('.') && !resolve(dirname(file), name).startsWith(join(root, 'dist') + sep))
+        .map((name) => `${relative(root, file)}: ${name}`),
+    );
+    expect(escaping).toEqual([]);
+  });
+
   it('the built command line and demo import nothing that a user’s install lacks', () => {
-    const bundles = [join(root, 'dist/cli/main.js'), join(root, 'dist/demo/main.js'), ...filesUnder(join(root, 'dist/apps'), /\.js$/)];
-    expect(bundles.length).toBeGreaterThan(2);
+    // Each is one file with everything it uses bundled in (scripts/bundleApps.ts): it imports Node's built-ins only.
+    const bundles = [join(root, 'dist/cli/main.js'), join(root, 'dist/demo/main.js')];
+    expect(bundles.map(packagesImportedBy)).toEqual([[], []]);
     expect(undeclaredImports(bundles)).toEqual([]);
     expect(readFileSync(join(root, 'dist/THIRD_PARTY_LICENSES.md'), 'utf8')).toMatch(/^## commander /m);
   });

@@ -1,5 +1,6 @@
 import { Cluster, type Command, type Redis, type RedisOptions } from 'ioredis';
 import { Redis as Redis6 } from 'ioredis6';
+import { Redis as Valkey } from 'iovalkey';
 import { afterAll, describe, expect, it } from 'vitest';
 import { preparedEvalsha } from '../src/store/redis/preparedEvalsha.js';
 import { redisServerForSuite } from './support/suiteRedis.js';
@@ -67,6 +68,29 @@ describe('preparedEvalsha', () => {
     await redis.del(keys[0]!);
   });
 
+  it('is used on ioredis 6 and iovalkey clients too, with their own Command, sending the same bytes', async () => {
+    for (const client of [new Redis6({ port: server.port, host: '127.0.0.1' }), new Valkey({ port: server.port, host: '127.0.0.1' })]) {
+      others.push(client);
+      const sent: (string | Buffer)[] = [];
+      const sendCommand = client.sendCommand.bind(client) as (command: unknown) => unknown;
+      Object.assign(client, {
+        sendCommand: (command: { toWritable(socket: object): string | Buffer }) => {
+          sent.push(command.toWritable({}));
+          return sendCommand(command);
+        },
+      });
+      const sha1 = (await client.script('LOAD', SCRIPT)) as string;
+      const evalsha = preparedEvalsha(client);
+      expect(evalsha).toBeTypeOf('function');
+      sent.length = 0;
+      const viaClient = await client.evalsha(sha1, 2, 'prepared-c', '{prepared-c}:b', 1, 'x', 'y');
+      const viaPrepared = await evalsha?.(sha1, ['prepared-c', '{prepared-c}:b'], [1, 'x', 'y']);
+      expect([(viaClient as unknown[]).at(-1), (viaPrepared as unknown[]).at(-1)]).toEqual([1, 2]);
+      expect(sent[1]).toEqual(sent[0]);
+      await client.del('prepared-c');
+    }
+  });
+
   it('rejects with the server error, as evalsha() does', async () => {
     const evalsha = preparedEvalsha(connect());
     await expect(evalsha?.('0'.repeat(40), ['prepared-b'], [])).rejects.toThrow(/^NOSCRIPT/);
@@ -79,9 +103,6 @@ describe('preparedEvalsha', () => {
     const cluster = new Cluster([{ host: '127.0.0.1', port: server.port }], { lazyConnect: true });
     others.push(cluster);
     expect(preparedEvalsha(cluster)).toBeUndefined();
-    const six = new Redis6({ port: server.port, host: '127.0.0.1', lazyConnect: true });
-    others.push(six);
-    expect(preparedEvalsha(six)).toBeUndefined();
     const redis = connect();
     const traced = new Proxy(redis, {
       get: (target, property): unknown => (property === 'evalsha' ? () => Promise.resolve('traced') : Reflect.get(target, property, target)),

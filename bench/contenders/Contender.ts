@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { RedisClientType } from 'redis';
 
 /** One worker's hold on one key, in the way a user of the library would write it. */
 export interface LockWorker {
@@ -16,6 +17,8 @@ export interface WorkerContext {
   readonly key: string;
   /** A new connection for this worker. Its commands (and those of connections it duplicates) are counted. */
   readonly connect: () => Redis;
+  /** A new node-redis connection for this worker, connected, counted the same way; where the harness offers one. */
+  readonly connectNodeRedis?: () => Promise<RedisClientType>;
 }
 
 /** A lock implementation under test. */

@@ -1,6 +1,7 @@
 import type { Contender } from './Contender.js';
 import { floor } from './floor.js';
 import { naiveSetNx } from './naiveSetNx.js';
+import { floorNodeRedis, rxlockNodeRedis } from './nodeRedis.js';
 import { redisSemaphore } from './redisSemaphore.js';
 import { redissonScripts } from './redissonScripts.js';
 import { redlock } from './redlock.js';
@@ -9,4 +10,15 @@ import { rxlockLock } from './rxlockLock.js';
 import { rxlockScripts } from './rxlockScripts.js';
 
 /** Every contender, in the order the tables show them. */
-export const CONTENDERS: readonly Contender[] = [floor, redissonScripts, rxlockScripts, rxlockLock, rxlockFairLock, redisSemaphore, redlock, naiveSetNx];
+export const CONTENDERS: readonly Contender[] = [
+  floor,
+  redissonScripts,
+  rxlockScripts,
+  rxlockLock,
+  rxlockFairLock,
+  floorNodeRedis,
+  rxlockNodeRedis,
+  redisSemaphore,
+  redlock,
+  naiveSetNx,
+];

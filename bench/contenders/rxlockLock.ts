@@ -1,4 +1,4 @@
-import type { LockHandle } from '../../src/index.js';
+import type { LeaseHandle } from '../../src/index.js';
 import { rxlock } from '../rxlock.js';
 import type { Contender } from './Contender.js';
 
@@ -12,7 +12,7 @@ export const rxlockLock: Contender = {
   unavailable: () => Promise.resolve(undefined),
   open({ key, connect }) {
     const client = rxlock.createLockClient({ redis: connect() });
-    let handle: LockHandle | undefined;
+    let handle: LeaseHandle | undefined;
     return Promise.resolve({
       acquire: async () => {
         handle = await client.acquire(key);

@@ -34,6 +34,13 @@ export function checkTargets(results: Measured): TargetCheck[] {
     const lock = figures('uncontended', 'rxlock');
     const ratio = floor !== undefined && lock !== undefined && floor.perSecond > 0 ? lock.perSecond / floor.perSecond : undefined;
     checks.push(check('uncontended ops/s ≥ 0.90 × floor', label('uncontended', 'rxlock'), ratio, '≥', 0.9, (v) => `${fixed(v)} × floor`));
+    // Over node-redis, against the floor measured through node-redis in the same run.
+    const floorNr = figures('uncontended', 'floor-node-redis');
+    const lockNr = figures('uncontended', 'rxlock-node-redis');
+    const ratioNr = floorNr !== undefined && lockNr !== undefined && floorNr.perSecond > 0 ? lockNr.perSecond / floorNr.perSecond : undefined;
+    checks.push(
+      check('uncontended ops/s ≥ 0.90 × floor (node-redis)', label('uncontended', 'rxlock-node-redis'), ratioNr, '≥', 0.9, (v) => `${fixed(v)} × floor`),
+    );
   }
   if (ran('contended')) {
     const fair = figures('contended', 'rxlock-fair');
@@ -44,6 +51,40 @@ export function checkTargets(results: Measured): TargetCheck[] {
     checks.push(check('contended: ≥ 95 % change owner', fairLabel, fair?.ownerChangeShare, '≥', 0.95, percent));
     const lock = figures('contended', 'rxlock');
     checks.push(check('contended: new-owner wait p99 ≤ 50 ms', label('contended', 'rxlock'), p99(lock?.newOwnerWait), '≤', 50, (v) => `${ms(v)} ms`));
+    // node-redis: as good as the ioredis path in the same run (within the run-to-run noise of a tenth).
+    const nr = figures('contended', 'rxlock-node-redis');
+    const nrLabel = label('contended', 'rxlock-node-redis');
+    const asGood = (a: number | undefined, b: number | undefined): number | undefined => (a !== undefined && b !== undefined && b > 0 ? a / b : undefined);
+    checks.push(
+      check(
+        'contended: new-owner wait p99 ≤ 1.10 × ioredis path',
+        nrLabel,
+        asGood(p99(nr?.newOwnerWait), p99(lock?.newOwnerWait)),
+        '≤',
+        1.1,
+        (v) => `${fixed(v)} × (${ms(p99(nr?.newOwnerWait))} ms)`,
+      ),
+    );
+    checks.push(
+      check(
+        'contended: Jain ≥ ioredis path − 0.01',
+        nrLabel,
+        nr?.jain === undefined || lock?.jain === undefined ? undefined : nr.jain - lock.jain,
+        '≥',
+        -0.01,
+        (v) => `${fixed(nr?.jain, 3)} (${v >= 0 ? '+' : ''}${fixed(v, 3)})`,
+      ),
+    );
+    checks.push(
+      check(
+        'contended: commands per acquisition ≤ ioredis path',
+        nrLabel,
+        asGood(nr?.commandsPerAcquisition, lock?.commandsPerAcquisition),
+        '≤',
+        1.0,
+        (v) => `${fixed(nr?.commandsPerAcquisition)} (${fixed(v)} ×)`,
+      ),
+    );
   }
   const pingMs = results.ping?.p50Ms;
   // A contended switch comes after an idle pause, as the run's publish-only measurement does: the least any

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { createClient, type RedisClientType } from 'redis';
 import { CommandTally } from '../commandTally.js';
 import type { Contender, LockWorker } from '../contenders/Contender.js';
 import { latencyHistogram, recordMs, type Histogram } from '../histogram.js';
@@ -37,7 +38,7 @@ export interface WindowResult {
   readonly switchGap: Histogram;
   /** How long each counted hold (`setTimeout(holdMs)`) took as timed: a stall of the process shows here first. Empty with hold 0. */
   readonly holds: Histogram;
-  /** Of those holds, how many ended before `holdMs`: the timer fired early (see bench/README, "The holds as timed"). */
+  /** Of those holds, how many ended before `holdMs`: the timer fired early (bench/probes/holdTimer.ts looks into why). */
   readonly shortHolds: number;
   /** Cycles (acquire → hold → release) that started while the window was open and ran to their end. */
   readonly cycles: number;
@@ -81,8 +82,17 @@ export async function runWindow(plan: WindowPlan): Promise<WindowResult> {
     connections.push(redis);
     return redis;
   };
+  const nodeRedisConnections: RedisClientType[] = [];
+  const connectNodeRedisFor = (index: number) => async (): Promise<RedisClientType> => {
+    const client = createClient({ url: server.url }) as RedisClientType;
+    // Connection errors are reported by the operations that fail, as for the ioredis connections.
+    client.on('error', () => undefined);
+    nodeRedisConnections.push(client);
+    return tallies[index]!.attachNodeRedis(await client.connect());
+  };
   const workers: LockWorker[] = [];
-  for (let index = 0; index < count; index++) workers.push(await contender.open({ key: keyOf(index), connect: connectFor(index) }));
+  for (let index = 0; index < count; index++)
+    workers.push(await contender.open({ key: keyOf(index), connect: connectFor(index), connectNodeRedis: connectNodeRedisFor(index) }));
   // Warm-up: every worker connects, loads its scripts and takes the lock once. A failure shows in `firstError`.
   let warmUpError: string | undefined;
   await Promise.all(
@@ -213,6 +223,7 @@ export async function runWindow(plan: WindowPlan): Promise<WindowResult> {
   }
   await Promise.all(workers.map((worker) => worker.close().catch(() => undefined)));
   for (const redis of connections) redis.disconnect();
+  for (const client of nodeRedisConnections) if (client.isOpen) client.destroy();
 
   return {
     elapsedMs: closedAt - windowStart,

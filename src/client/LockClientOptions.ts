@@ -1,8 +1,10 @@
 import type { SchedulerLike } from 'rxjs';
 import type { LockStore } from '../store/Store.js';
 import type { RedisLike } from '../store/redis/RedisLike.js';
+import { optionKeys } from '../util/optionKeys.js';
 
-interface CommonOptions {
+/** The settings of `createLockClient`, beside its `redis` or `store`. */
+export interface CommonOptions {
   /**
    * TTL of a lock held without `leaseMs`; the watchdog renews it every third of this while subscribed.
    * @default 30000 (Redisson's lockWatchdogTimeout)
@@ -20,6 +22,15 @@ interface CommonOptions {
    * @default a random UUID, like Redisson's
    */
   clientId?: string | undefined;
+  /**
+   * After a server restart without persistence every lock is gone, and a holder learns of it only at its next
+   * renewal: meanwhile a second holder could enter. With this set (to the longest lease a client may hold:
+   * `watchdogTimeoutMs`, or your longest `leaseMs`), this client grants nothing until the server has been up
+   * this long; it looks at the server (`INFO server`) before its first acquisition and after every reconnect.
+   * Other clients of the same locks need the same setting.
+   * @default 0 (off: a server that just started, as in tests, grants at once)
+   */
+  restartGuardMs?: number | undefined;
   /**
    * Prepended to every lock name. Keep it empty to share names with Redisson.
    * @default ''
@@ -73,36 +84,40 @@ interface CommonOptions {
   replicaTimeoutMs?: number | undefined;
 }
 
-/** Options of `createLockClient`: an ioredis client (`redis`) or a store (`store`), plus the common settings. */
+/** Options of `createLockClient`: a Redis client (`redis`: ioredis, iovalkey or node-redis) or a store (`store`), plus the common settings. */
 export type LockClientOptions = CommonOptions &
   (
     | {
         /**
-         * An ioredis `Redis` or `Cluster`. The client runs its scripts on it and opens one duplicate connection
-         * for pub/sub, which `close()` closes; the one you pass stays open.
+         * A Redis client: ioredis 5/6 `Redis` or `Cluster`, iovalkey, or node-redis 5 (`createClient`, `createCluster`,
+         * `createSentinel`, connected). The lock client runs its scripts on it and opens one connection of its own for
+         * pub/sub, which `close()` closes (and which closes when yours ends); the one you pass stays open.
          */
         redis: RedisLike;
+        /** Not with `redis`. */
         store?: undefined;
       }
     | {
         /** A store: `createMemoryStore()` from `rxlock/testing`, or `redisStore(redis)`. */
         store: LockStore;
+        /** Not with `store`. */
         redis?: undefined;
       }
   );
 
-export const CLIENT_OPTION_KEYS: readonly string[] = [
-  'redis',
-  'store',
-  'watchdogTimeoutMs',
-  'scheduler',
-  'clientId',
-  'keyPrefix',
-  'driftFactor',
-  'driftMs',
-  'commandTimeoutMs',
-  'handoffMs',
-  'fairLockWaiterTimeoutMs',
-  'replicas',
-  'replicaTimeoutMs',
-];
+export const CLIENT_OPTION_KEYS: readonly string[] = optionKeys<CommonOptions & { redis: unknown; store: unknown }>({
+  redis: true,
+  store: true,
+  watchdogTimeoutMs: true,
+  scheduler: true,
+  clientId: true,
+  keyPrefix: true,
+  restartGuardMs: true,
+  driftFactor: true,
+  driftMs: true,
+  commandTimeoutMs: true,
+  handoffMs: true,
+  fairLockWaiterTimeoutMs: true,
+  replicas: true,
+  replicaTimeoutMs: true,
+});

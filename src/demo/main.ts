@@ -9,7 +9,7 @@ function positive(value: string): number {
 }
 
 const program = new Command('rxlock-demo')
-  .description('Several workers contend for one lock; each acquisition is printed on a live timeline.')
+  .description('Several workers contend for one lock: a board redrawn in place on a terminal, a plain log otherwise, then a summary.')
   .option('-d, --duration <seconds>', 'how long to run', positive, 6)
   .option('-w, --workers <count>', 'how many contending workers', positive, 4)
   .option('--url <redis-url>', 'Redis to use (default: REDIS_URL, else a redis-server started for the demo, else memory)')

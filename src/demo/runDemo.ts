@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import picocolors from 'picocolors';
 import { catchError, defer, EMPTY, finalize, ignoreElements, merge, repeat, takeUntil, tap, timer, type Observable } from 'rxjs';
 import { createLockClient, type LockClient } from '../client/createLockClient.js';
 import type { LockClientOptions } from '../client/LockClientOptions.js';
@@ -6,8 +7,12 @@ import type { RedisLike } from '../store/redis/RedisLike.js';
 import type { Lease } from '../engine/Lease.js';
 import { LockLostError } from '../errors/LockLostError.js';
 import { createMemoryStore } from '../store/memory/MemoryStore.js';
+import { DemoState, nameOf } from './DemoState.js';
+import type { DemoHeader, DemoView } from './DemoView.js';
+import { LiveBoard } from './LiveBoard.js';
 import { startLocalRedis } from './localRedis.js';
-import { Timeline } from './Timeline.js';
+import { PlainLog } from './PlainLog.js';
+import { isLiveTerminal, wantsColor } from './terminal.js';
 
 export interface DemoOptions {
   /** How long the workers contend. @default 6000 */
@@ -22,8 +27,13 @@ export interface DemoOptions {
   connectionLabel?: string | undefined;
   /** The lock they contend for. @default 'demo:orders' */
   lockName?: string | undefined;
-  /** Where the timeline goes. @default process.stdout */
+  /** Where the demo is shown. @default process.stdout */
   out?: NodeJS.WritableStream | undefined;
+  /**
+   * A board redrawn in place (true) or a plain log, one line per event (false).
+   * @default true when `out` is a terminal, unless the CI variable is set or TERM is dumb
+   */
+  live?: boolean | undefined;
 }
 
 /** One worker's connection when the caller opens them. */
@@ -32,9 +42,13 @@ export interface DemoConnection {
   close(): Promise<void>;
 }
 
+/** What the demo ends with. */
 export interface DemoSummary {
   readonly backend: 'redis' | 'memory';
   readonly acquisitions: number;
+  /** Acquisitions that took the lock from another worker's hold. */
+  readonly handOffs: number;
+  /** Times a worker's work started while another's still ran: must be 0. */
   readonly overlaps: number;
   readonly tokensIncreasing: boolean;
   readonly lost: number;
@@ -49,57 +63,47 @@ interface Backend {
 }
 
 /**
- * The main job: several workers contend for one lock through `withLock$`, each acquisition printed on a
- * live timeline. One worker now and then runs past a short fixed lease to show a lost lock tearing its
- * work down. Ends by itself after `durationMs`.
+ * The main job: several workers contend for one lock through `withLock$`, shown as a board redrawn in place
+ * (or a plain log). One worker now and then runs past a short fixed lease to show a lost lock tearing its
+ * work down. Ends by itself after `durationMs`, with a summary.
  */
 export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
   const { durationMs = 6_000, workers = 4, url = process.env['REDIS_URL'], lockName = 'demo:orders', out = process.stdout } = options;
+  const live = options.live ?? isLiveTerminal(out);
+  const c = picocolors.createColors(wantsColor(out, live));
   const backend = options.connect === undefined ? await openBackend(url) : callerBackend(options.connect, options.connectionLabel ?? 'Redis');
-  const timeline = new Timeline(out, workers);
-  timeline.header(`rxlock demo: ${workers} workers contend for the lock "${lockName}" for ${(durationMs / 1000).toFixed(1)} s`, backend.description);
   const clients = (await Promise.all(Array.from({ length: workers }, () => backend.open()))).map((clientOptions) => createLockClient(clientOptions));
-  let holders = 0;
-  let overlaps = 0;
-  let acquisitions = 0;
-  let lost = 0;
-  let lastToken = 0;
-  let tokensIncreasing = true;
+  const overrunner = workers - 1;
+  const header: DemoHeader = {
+    title: `rxlock demo: ${workers} workers contend for the lock "${lockName}" for ${(durationMs / 1000).toFixed(1)} s`,
+    backend: backend.description,
+    overrunner: nameOf(overrunner),
+  };
+  const state = new DemoState(workers, () => performance.now());
+  const view: DemoView = live ? new LiveBoard(out as NodeJS.WriteStream, state, header, durationMs, c) : new PlainLog(out, state, header, c);
   const stop$ = timer(durationMs);
 
   const worker = (client: LockClient, index: number): Observable<unknown> => {
     let cycle = 0;
     const oneCycle$ = defer(() => {
       cycle++;
-      const overrun = index === workers - 1 && cycle % 4 === 0;
+      const overrun = index === overrunner && cycle % 4 === 0;
       const holdMs = overrun ? 400 : 40 + Math.floor(Math.random() * 160);
       const requestedAt = performance.now();
-      timeline.waiting(index);
+      state.waiting(index);
       const work = (lease: Lease) => {
-        if (++holders > 1) overlaps++;
-        acquisitions++;
-        if (lease.token !== undefined) {
-          tokensIncreasing &&= lease.token > lastToken;
-          lastToken = lease.token;
-        }
-        timeline.acquired(index, lease.token, performance.now() - requestedAt, overrun ? `works ${holdMs} ms on a 250 ms lease` : `works ${holdMs} ms`);
-        return timer(holdMs).pipe(
-          finalize(() => {
-            holders--;
-            timeline.releasing(index);
-          }),
+        view.event(
+          state.acquired(index, lease.token, performance.now() - requestedAt, overrun ? `works ${holdMs} ms on a 250 ms lease` : `works ${holdMs} ms`),
         );
+        state.working(index, holdMs);
+        return timer(holdMs).pipe(finalize(() => state.workEnded(index)));
       };
       return client.withLock$(lockName, work, { fencing: true, ...(overrun ? { leaseMs: 250 } : {}) });
     }).pipe(
       ignoreElements(),
       tap({
-        complete: () => timeline.released(index),
         error: (error: unknown) => {
-          if (error instanceof LockLostError) {
-            lost++;
-            timeline.lost(index, error.reason);
-          }
+          if (error instanceof LockLostError) view.event(state.lost(index, describeLoss(error)));
         },
       }),
       // A lost lease ends this cycle, not the worker.
@@ -111,9 +115,22 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
   await new Promise<void>((resolve) => merge(...clients.map(worker)).subscribe({ complete: resolve }));
   await Promise.all(clients.map((client) => client.close()));
   await backend.stop();
-  const summary: DemoSummary = { backend: backend.kind, acquisitions, overlaps, tokensIncreasing, lost };
-  timeline.summary(summary);
-  return summary;
+  state.stopped();
+  const tally = state.tally();
+  view.finish(tally, state.elapsed());
+  return {
+    backend: backend.kind,
+    acquisitions: tally.acquisitions,
+    handOffs: tally.handOffs,
+    overlaps: tally.overlaps,
+    tokensIncreasing: tally.tokensIncreasing,
+    lost: tally.lost,
+  };
+}
+
+/** A lost lease's reason in a few words. */
+function describeLoss(error: LockLostError): string {
+  return error.reason === 'expired' ? 'its fixed lease ran out' : error.reason;
 }
 
 function callerBackend(connect: () => Promise<DemoConnection>, label: string): Backend {

@@ -2,8 +2,11 @@ import type { SchedulerLike } from 'rxjs';
 import type { StoreConnection } from '../store/Store.js';
 import type { CommandTimeouts } from './CommandTimeouts.js';
 import type { EventBus } from './events.js';
-import type { Renewer } from './Renewer.js';
+import type { Renewers } from './Renewers.js';
 import type { WakeHub } from './WakeHub.js';
+import type { GrantMailbox } from './handOff/GrantMailbox.js';
+import type { RestartGuard } from './RestartGuard.js';
+import { CONFIRM_HANDOFFS } from './handOff/handOffMessage.js';
 import type { LinkedNode } from '../util/LinkedSet.js';
 
 /** The client-wide settings the engine reads, with every default already applied. */
@@ -16,11 +19,20 @@ export interface EngineSettings {
   readonly fairLockWaiterTimeoutMs: number;
   readonly replicas: number;
   readonly replicaTimeoutMs: number;
+  readonly restartGuardMs: number;
 }
 
 /** Something the client must end on `close()`: a held lease or a pending acquisition. */
 export interface Closable {
   close(): void;
+}
+
+/**
+ * Per-client state a primitive keeps (a pool of reusable owners, say): made on first use by `create`, owned by
+ * the client, and dropped (after its `close`, if it has one) when the client closes.
+ */
+export interface ClientLocal<T> {
+  create(core: ClientCore): T;
 }
 
 /** What `track` returns: a node of the client's set (a node rather than a closure: one per lease). */
@@ -36,7 +48,12 @@ export interface ClientCore {
   readonly scheduler: SchedulerLike;
   readonly connection: StoreConnection;
   readonly hub: WakeHub;
-  readonly renewer: Renewer;
+  /** Direct hand-offs to this client's acquisitions: who expects them, and the grants that came. */
+  readonly handOffs: GrantMailbox;
+  /** Holds grants back after the server restarted (`restartGuardMs`); undefined when off. */
+  readonly restartGuard: RestartGuard | undefined;
+  /** The watchdogs: one per watchdog timeout in use. */
+  readonly renewers: Renewers;
   readonly events: EventBus;
   readonly settings: EngineSettings;
   /** Times out commands that go unanswered (see `send`). */
@@ -45,20 +62,31 @@ export interface ClientCore {
   readonly closed: boolean;
   /** A fresh owner id for a hold nobody named. */
   newOwner(): string;
+  /** This client's instance of `local`, made on first use; `close()` drops them all. */
+  local<T>(local: ClientLocal<T>): T;
   /** Registers something `close()` must end; `untrack` the returned node when it ended by itself. */
   track(closable: Closable): Tracked;
   /** Unregisters what `track` registered; again changes nothing. */
   untrack(tracked: Tracked): void;
-  /** Resolves when every release sent so far has been answered (or has failed). */
-  settled(): Promise<void>;
-  /** Counts a command or release in flight, for `settled`: each `begin` must be matched by exactly one `end`. */
-  begin(): void;
-  end(): void;
+  /**
+   * Counts a command in flight (`release`: a lease's release, which `close()` waits for): each `begin` must be
+   * matched by exactly one `end` with the same `release`.
+   */
+  begin(release?: boolean): void;
+  end(release?: boolean): void;
 }
 
 /** The safety margin subtracted from a TTL to get a local deadline. */
 export function driftFor(settings: EngineSettings, ttlMs: number): number {
   return Math.ceil(ttlMs * settings.driftFactor) + settings.driftMs;
+}
+
+/**
+ * How long a lock handed over directly lasts until its new holder confirms it: a waiter that cannot use it
+ * (frozen, cut off, dead) keeps it from the others this long at most. 0 when there are no direct hand-offs.
+ */
+export function confirmWindowMs(settings: EngineSettings): number {
+  return CONFIRM_HANDOFFS * settings.handoffMs;
 }
 
 /** The pause before a release or a lease change whose outcome is unknown is sent again. */

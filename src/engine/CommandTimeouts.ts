@@ -18,6 +18,8 @@ export class CommandTimeouts {
   readonly #scheduler: SchedulerLike;
   readonly #pending = new LinkedSet<TimedCommand>();
   #sweep: Subscription | undefined;
+  /** After client close nothing times out: no sweep is armed for a command sent then (a late compensation). */
+  #stopped = false;
 
   constructor(scheduler: SchedulerLike, timeoutMs: number) {
     this.#scheduler = scheduler;
@@ -27,6 +29,7 @@ export class CommandTimeouts {
   /** Starts watching a command; `clear` the returned node when its reply arrives. */
   watch(command: TimedCommand): LinkedNode<TimedCommand> {
     const node = this.#pending.add(command);
+    if (this.#stopped) return node;
     this.#sweep ??= this.#scheduler.schedule(() => this.#check(), Math.max(1, Math.ceil(this.timeoutMs / 4)));
     return node;
   }
@@ -37,6 +40,7 @@ export class CommandTimeouts {
 
   /** Stops the sweep (client close); pending commands no longer time out. */
   stop(): void {
+    this.#stopped = true;
     this.#pending.clear();
     this.#sweep?.unsubscribe();
     this.#sweep = undefined;

@@ -3,7 +3,7 @@ import { retryPauseMs, type ClientCore } from './ClientCore.js';
 import { send } from './send.js';
 import { isTransient } from './toLockError.js';
 
-/** The lease an `ExpiryFix` changes (a `HeldLease`, taken off the watchdog). */
+/** The lease an `ExpiryFix` changes (a `Hold`, taken off the watchdog). */
 export interface FixableLease {
   readonly heldUntil: number;
   readonly held: boolean;

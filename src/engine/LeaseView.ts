@@ -1,4 +1,4 @@
-import type { HeldLease } from './HeldLease.js';
+import type { Hold } from './Hold.js';
 import type { Lease } from './Lease.js';
 
 /**
@@ -7,7 +7,7 @@ import type { Lease } from './Lease.js';
  */
 export abstract class LeaseView implements Lease {
   /** The held lease this one reads through to. */
-  protected abstract get lease(): HeldLease;
+  protected abstract get lease(): Hold;
 
   get name(): string {
     return this.lease.name;

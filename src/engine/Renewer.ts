@@ -3,6 +3,7 @@ import type { Script } from '../store/Script.js';
 import type { ScriptCall, StoreConnection } from '../store/Store.js';
 import { StoreError } from '../store/StoreError.js';
 import type { Closable } from './ClientCore.js';
+import type { KeepAlive } from './KeepAlive.js';
 
 /** How holds of one kind are renewed together: one script call renews a batch of them. */
 export interface RenewKind {
@@ -46,6 +47,13 @@ export interface RenewEntry extends Closable {
   lose(reason: 'not-held' | 'unconfirmed'): void;
 }
 
+/** How a hold handed over directly is confirmed: its key lasts `ttlMs` (less `driftMs` locally) until renewed `afterMs` after the grant. */
+export interface ConfirmSettings {
+  readonly ttlMs: number;
+  readonly driftMs: number;
+  readonly afterMs: number;
+}
+
 export interface RenewerSettings {
   readonly ttlMs: number;
   /** Subtracted from `sentAt + ttlMs` to get a deadline. */
@@ -63,34 +71,60 @@ export class Renewer {
   readonly #connection: StoreConnection;
   readonly #scheduler: SchedulerLike;
   readonly #settings: RenewerSettings;
-  // An array whose members know their index, not a Set: holds come and go many times a second, and a Set
-  // spent more on adding and deleting them (hashing each new hold, resizing its table) than the rest of a
-  // hold's bookkeeping; nor a linked list, whose node per hold cost a held lease 56 bytes more heap.
+  // An array whose members know their index: holds come and go many times a second, and adding or removing
+  // one is then a push or a swap, with no hashing and no node per hold.
   readonly #entries: RenewEntry[] = [];
   #tick: Subscription | undefined;
   #watch: Subscription | undefined;
   #watchAt = Infinity;
   /** Batches sent again after a failed renewal, due within a tenth of the TTL. */
   readonly #retries = new Set<Subscription>();
+  /** Holds handed over directly, to be confirmed (renewed) soon: one timer for all of them. */
+  #confirms: RenewEntry[] = [];
+  #confirmTimer: Subscription | undefined;
 
-  constructor(connection: StoreConnection, scheduler: SchedulerLike, settings: RenewerSettings) {
+  readonly #keepAlive: KeepAlive | undefined;
+
+  constructor(connection: StoreConnection, scheduler: SchedulerLike, settings: RenewerSettings, keepAlive?: KeepAlive) {
     this.#connection = connection;
     this.#scheduler = scheduler;
     this.#settings = settings;
+    this.#keepAlive = keepAlive;
   }
 
   get size(): number {
     return this.#entries.length;
   }
 
-  /** Starts renewing a hold whose granting command was sent at `sentAt` (`now`: the caller's `scheduler.now()`). */
-  add(entry: RenewEntry, sentAt: number, now: number): void {
-    entry.heldUntil = sentAt + this.#settings.ttlMs - this.#settings.driftMs;
+  /**
+   * Starts renewing a hold whose granting command was sent at `sentAt` (`now`: the caller's `scheduler.now()`).
+   * A hold handed over directly lasts only `confirm.ttlMs` until renewed: it is renewed `confirm.afterMs` later
+   * unless it ended by then, and is lost if that renewal is not confirmed in time.
+   */
+  add(entry: RenewEntry, sentAt: number, now: number, confirm?: ConfirmSettings): void {
     entry.renewIndex = this.#entries.push(entry) - 1;
+    this.#keepAlive?.hold();
     if (this.#tick === undefined) this.#startTicking();
+    if (confirm !== undefined && confirm.ttlMs < this.#settings.ttlMs) {
+      entry.heldUntil = sentAt + confirm.ttlMs - confirm.driftMs;
+      this.#armWatch(entry.heldUntil);
+      this.#confirmSoon(entry, confirm.afterMs);
+      return;
+    }
+    entry.heldUntil = sentAt + this.#settings.ttlMs - this.#settings.driftMs;
     this.#armWatch(entry.heldUntil);
     // The grant took over a third of the TTL to arrive (slow Redis): the next tick could come too late to renew in time.
     if (entry.heldUntil - now < (2 * this.#settings.ttlMs) / 3) this.#send([entry]);
+  }
+
+  #confirmSoon(entry: RenewEntry, afterMs: number): void {
+    this.#confirms.push(entry);
+    this.#confirmTimer ??= this.#scheduler.schedule(() => {
+      this.#confirmTimer = undefined;
+      const due = this.#confirms.filter(isRenewed);
+      this.#confirms = [];
+      this.#renew(due);
+    }, afterMs);
   }
 
   // The last member moves into the freed slot (renewal order does not matter: batches are regrouped by slot).
@@ -106,6 +140,7 @@ export class Renewer {
       last.renewIndex = index;
     }
     entry.renewIndex = -1;
+    this.#keepAlive?.release();
   }
 
   /**
@@ -120,6 +155,9 @@ export class Renewer {
   stop(): void {
     for (const retry of this.#retries) retry.unsubscribe();
     this.#retries.clear();
+    this.#confirmTimer?.unsubscribe();
+    this.#confirmTimer = undefined;
+    this.#confirms = [];
     for (const entry of this.#entries) entry.renewIndex = -1;
     this.#entries.length = 0;
     this.#tick?.unsubscribe();

@@ -1,28 +1,58 @@
 import type { SchedulerLike, Subscription } from 'rxjs';
 import type { StoreConnection } from '../store/Store.js';
+import type { GrantMailbox } from './handOff/GrantMailbox.js';
 
 /**
  * How many local waiters a message wakes: one (an unlock), all (a write unlock or an open latch),
- * a number (released permits), or a specific waiter (a directed hand-off).
+ * a number (released permits), or a specific waiter (a reservation, a direct hand-off).
  */
 export type Wake =
   | { readonly wake: 'one' }
   | { readonly wake: 'all' }
   | { readonly wake: 'count'; readonly count: number }
+  /** `count` permits were released: as many waiters wake as it can satisfy (all of them, if one needs several). */
+  | { readonly wake: 'permits'; readonly count: number }
   /** The waiter with this id, which may be waiting at another client (then nothing happens here). */
   | { readonly wake: 'id'; readonly id: string }
-  /** The waiter with this owner, which is waiting here (if it is not yet, the next waiter to join tries at once). */
-  | { readonly wake: 'owner'; readonly owner: string }
+  /** A direct hand-off to `member`: the client's mailbox takes the grant (see `GrantMailbox`), then `member` wakes. */
+  | { readonly wake: 'grant'; readonly member: string; readonly token: number; readonly serverUs: number }
+  /** `member` should try again within `afterMs` (a hand-off ahead of it may lapse then), if it waits here. */
+  | { readonly wake: 'later'; readonly member: string; readonly afterMs: number }
   | { readonly wake: 'none' };
 
-/** Reads a channel's message into the waiters it wakes. */
+/** A message that wakes nobody here. */
+export const NO_WAKE: Wake = { wake: 'none' };
+
+/**
+ * How long a lock's waiters keep their channel subscribed after their wait, so that a client acquiring the same
+ * name again soon (a loop) needs no new SUBSCRIBE.
+ */
+export const WAIT_CHANNEL_GRACE_MS = 5_000;
+
+/** Reads a channel's message into the waiters it wakes. It only classifies: the hub and the mailbox act. */
 export type WakePolicy = (message: string) => Wake;
+
+/** How a waiter joins a channel's local line. */
+export interface JoinOptions {
+  /** Keep the channel subscribed this long after the last local waiter leaves. @default 0 */
+  readonly graceMs?: number | undefined;
+  /** Permits this waiter needs (a `permits` wake counts them). @default 1 */
+  readonly need?: number | undefined;
+  /**
+   * Gives back a lock handed directly to a member that nobody here expects (its acquisition is over, and its
+   * leave was lost or crossed the hand-off): released by that member, which hands it on. Needed on channels
+   * whose policy answers `grant`.
+   */
+  readonly giveBack?: ((member: string) => void) | undefined;
+}
 
 export interface WaiterCallbacks {
   /** The channel's subscription was (re)confirmed: messages may have been missed, so try again. */
   onReady(): void;
   /** A message (or a wake passed on by a waiter that left) is for this waiter. */
   onWake(): void;
+  /** Try again within `afterMs` at the latest (a `later` wake). */
+  onWakeLater(afterMs: number): void;
 }
 
 /** One waiter's place in a channel's local line. */
@@ -39,6 +69,7 @@ export interface WaitTicket {
 
 interface ChannelLine {
   readonly policy: WakePolicy;
+  readonly giveBack: ((member: string) => void) | undefined;
   readonly waiters: Waiter[];
   subscription: Subscription | undefined;
   ready: boolean;
@@ -66,6 +97,7 @@ class Waiter implements WaitTicket {
   readonly channel: string;
   readonly callbacks: WaiterCallbacks;
   readonly graceMs: number;
+  readonly need: number;
   /** Woken, and its attempt not yet settled. */
   woken = false;
   /** A wake arrived while its attempt was in flight. */
@@ -78,6 +110,7 @@ class Waiter implements WaitTicket {
     owner: string,
     callbacks: WaiterCallbacks,
     graceMs: number,
+    need: number,
     leaveLine: (waiter: Waiter, acquired: boolean) => void,
   ) {
     this.line = line;
@@ -85,6 +118,7 @@ class Waiter implements WaitTicket {
     this.owner = owner;
     this.callbacks = callbacks;
     this.graceMs = graceMs;
+    this.need = need;
     this.#leaveLine = leaveLine;
   }
 
@@ -130,11 +164,13 @@ const UNMATCHED_KEPT = 64;
 export class WakeHub {
   readonly #connection: StoreConnection;
   readonly #scheduler: SchedulerLike;
+  readonly #mailbox: GrantMailbox;
   readonly #lines = new Map<string, ChannelLine>();
 
-  constructor(connection: StoreConnection, scheduler: SchedulerLike) {
+  constructor(connection: StoreConnection, scheduler: SchedulerLike, mailbox: GrantMailbox) {
     this.#connection = connection;
     this.#scheduler = scheduler;
+    this.#mailbox = mailbox;
   }
 
   /** Channels currently subscribed (including those in their grace period). */
@@ -147,9 +183,9 @@ export class WakeHub {
     return this.#lines.has(channel);
   }
 
-  join(channel: string, owner: string, policy: WakePolicy, callbacks: WaiterCallbacks, graceMs = 0): WaitTicket {
-    const line = this.#line(channel, policy);
-    const waiter = new Waiter(line, channel, owner, callbacks, graceMs, this.#leaveLine);
+  join(channel: string, owner: string, policy: WakePolicy, callbacks: WaiterCallbacks, options?: JoinOptions): WaitTicket {
+    const line = this.#line(channel, policy, options?.giveBack);
+    const waiter = new Waiter(line, channel, owner, callbacks, options?.graceMs ?? 0, options?.need ?? 1, this.#leaveLine);
     line.waiters.push(waiter);
     if ((line.unclaimed && line.ready) || takeUnmatched(line, owner)) {
       line.unclaimed = false;
@@ -168,11 +204,12 @@ export class WakeHub {
     this.#lines.clear();
   }
 
-  #line(channel: string, policy: WakePolicy): ChannelLine {
+  #line(channel: string, policy: WakePolicy, giveBack: ((member: string) => void) | undefined): ChannelLine {
     const existing = this.#lines.get(channel);
     if (existing !== undefined) return existing;
     const line: ChannelLine = {
       policy,
+      giveBack,
       waiters: [],
       subscription: undefined,
       ready: false,
@@ -189,7 +226,7 @@ export class WakeHub {
           line.ready = true;
           for (const waiter of [...line.waiters]) waiter.callbacks.onReady();
         } else {
-          this.#dispatch(line, line.policy(event.message));
+          this.#dispatch(channel, line, line.policy(event.message));
         }
       },
       // The connection reports its own failures; a waiter still has its TTL fallback.
@@ -200,7 +237,7 @@ export class WakeHub {
     return line;
   }
 
-  #dispatch(line: ChannelLine, wake: Wake): void {
+  #dispatch(channel: string, line: ChannelLine, wake: Wake): void {
     switch (wake.wake) {
       case 'none':
         return;
@@ -213,22 +250,28 @@ export class WakeHub {
       case 'all':
         for (const waiter of [...line.waiters]) waiter.wake();
         return;
-      case 'id': {
-        const target = line.waiters.find((waiter) => waiter.owner === wake.id);
-        if (target !== undefined) {
-          target.wake();
-          return;
-        }
-        if (line.unmatched.push(wake.id) > UNMATCHED_KEPT) line.unmatched.shift();
+      case 'permits':
+        // Woken in line order, a waiter needing more than the count would use up the wake of one behind it that needs fewer.
+        if (line.waiters.some((waiter) => waiter.need > 1)) for (const waiter of [...line.waiters]) waiter.wake();
+        else this.#wakeNext(line, Math.max(0, wake.count));
         return;
-      }
-      case 'owner': {
-        const target = line.waiters.find((waiter) => waiter.owner === wake.owner);
-        if (target === undefined) line.unclaimed = true;
-        else target.wake();
+      case 'id':
+        this.#wakeId(line, wake.id);
         return;
-      }
+      case 'grant':
+        if (this.#mailbox.deliver(channel, wake.member, wake.token, wake.serverUs)) this.#wakeId(line, wake.member);
+        else line.giveBack?.(wake.member);
+        return;
+      case 'later':
+        line.waiters.find((waiter) => waiter.owner === wake.member)?.callbacks.onWakeLater(wake.afterMs);
+        return;
     }
+  }
+
+  #wakeId(line: ChannelLine, id: string): void {
+    const target = line.waiters.find((waiter) => waiter.owner === id);
+    if (target !== undefined) target.wake();
+    else if (line.unmatched.push(id) > UNMATCHED_KEPT) line.unmatched.shift();
   }
 
   #wakeNext(line: ChannelLine, count: number): void {

@@ -1,6 +1,7 @@
 import { LockBackendError } from '../errors/LockBackendError.js';
 import { LockKeyTypeError } from '../errors/LockKeyTypeError.js';
 import { LockUpgradeError } from '../errors/LockUpgradeError.js';
+import { LockReentryError } from '../errors/LockReentryError.js';
 import { StoreError } from '../store/StoreError.js';
 import { wrongTypeOf } from '../store/wrongType.js';
 
@@ -14,6 +15,8 @@ export function toLockError(error: unknown, name: string, owner: string): Error 
     }
     case 'upgrade':
       return new LockUpgradeError(name, owner);
+    case 'reentry':
+      return new LockReentryError(name, owner);
     default:
       return new LockBackendError(name, error.code, error.message, { cause: error });
   }

@@ -1,23 +1,13 @@
 import { lastValueFrom, type Unsubscribable } from 'rxjs';
 import type { ClientCore } from '../engine/ClientCore.js';
-import type { HeldLease } from '../engine/HeldLease.js';
+import type { Hold } from '../engine/Hold.js';
 import type { Lease } from '../engine/Lease.js';
 import { LeaseView } from '../engine/LeaseView.js';
-import { startHold, type HoldSink } from '../engine/hold.js';
+import { startHold, type HoldObserver } from '../engine/holdLifecycle.js';
 import { checkLockCall, planLockHold, type LockOptions } from './lock/lock.js';
 import { withLock$ } from './withLock.js';
+import type { LeaseHandle } from './acquireLease.js';
 import { callSite, describeValue } from '../util/describeValue.js';
-
-/** A lease held through the promise API. Release it, or let `await using` do it. */
-export interface LockHandle extends Lease {
-  /**
-   * Releases the lock and resolves once Redis confirmed it (at once after the client's `close()`, which
-   * released it). Rejects with `NotLockOwnerError` if the lock was no longer held (expired, force-unlocked,
-   * lost). Calling it again returns the same outcome.
-   */
-  release(): Promise<void>;
-  [Symbol.asyncDispose](): Promise<void>;
-}
 
 /**
  * Runs `fn` while holding the lock and returns its result. The lock is released (and the release
@@ -36,8 +26,8 @@ export function withLock<T>(core: ClientCore, name: string, fn: (lease: Lease) =
 }
 
 /** Acquires the lock and resolves with a handle; an aborted `signal` rejects with its reason. */
-export function acquire(core: ClientCore, name: string, options: LockOptions = {}): Promise<LockHandle> {
-  return new Promise<LockHandle>((resolve, reject) => {
+export function acquire(core: ClientCore, name: string, options: LockOptions = {}): Promise<LeaseHandle> {
+  return new Promise<LeaseHandle>((resolve, reject) => {
     const { signal } = options;
     try {
       checkLockCall('acquire', name, options, core.settings);
@@ -47,8 +37,8 @@ export function acquire(core: ClientCore, name: string, options: LockOptions = {
       return;
     }
     const plan = planLockHold(core, name, options);
-    const handle = new PromiseLease(resolve, reject, signal);
-    handle.start(startHold(plan, plan, handle));
+    const handle = new AcquiredLease(resolve, reject, signal);
+    handle.start(startHold(plan, handle));
   });
 }
 
@@ -57,16 +47,16 @@ export function acquire(core: ClientCore, name: string, options: LockOptions = {
  * acquisitions are the hot path. After the grant, loss is visible on the handle (signal, held); before it,
  * the promise rejects.
  */
-class PromiseLease extends LeaseView implements LockHandle, HoldSink {
-  #resolve: ((handle: LockHandle) => void) | undefined;
+class AcquiredLease extends LeaseView implements LeaseHandle, HoldObserver {
+  #resolve: ((handle: LeaseHandle) => void) | undefined;
   #reject: ((error: unknown) => void) | undefined;
   readonly #signal: AbortSignal | undefined;
   #onAbort: (() => void) | undefined;
   #hold: Unsubscribable | undefined;
-  #lease: HeldLease | undefined;
+  #lease: Hold | undefined;
   #released: Promise<void> | undefined;
 
-  constructor(resolve: (handle: LockHandle) => void, reject: (error: unknown) => void, signal: AbortSignal | undefined) {
+  constructor(resolve: (handle: LeaseHandle) => void, reject: (error: unknown) => void, signal: AbortSignal | undefined) {
     super();
     this.#resolve = resolve;
     this.#reject = reject;
@@ -85,7 +75,7 @@ class PromiseLease extends LeaseView implements LockHandle, HoldSink {
   }
 
   /** @internal The hold's: granted. */
-  next(lease: HeldLease): void {
+  next(lease: Hold): void {
     const resolve = this.#resolve;
     this.#lease = lease;
     if (this.#endWait()) resolve?.(this);
@@ -108,7 +98,7 @@ class PromiseLease extends LeaseView implements LockHandle, HoldSink {
   }
 
   /** The granted lease the handle reads through to. */
-  protected get lease(): HeldLease {
+  protected get lease(): Hold {
     if (this.#lease === undefined) throw new Error('rxlock: the lock handle was read before its lock was granted');
     return this.#lease;
   }

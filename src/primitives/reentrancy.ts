@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ClientCore } from '../engine/ClientCore.js';
 
 /** The hold a `withLock` callback runs in: once it is released or lost, its owner is nobody's to re-enter with. */
-interface Hold {
+interface OwnedHold {
   readonly owner: string;
   readonly ended: boolean;
 }
@@ -13,7 +13,7 @@ interface Hold {
  * task re-enters instead of deadlocking. Independent tasks have independent contexts and still exclude
  * each other, and so do tasks the callback started that run on after its hold ended: they acquire anew.
  */
-const heldByTask = new AsyncLocalStorage<ReadonlyMap<string, Hold>>();
+const heldByTask = new AsyncLocalStorage<ReadonlyMap<string, OwnedHold>>();
 
 function slot(core: ClientCore, fullName: string): string {
   return `${core.clientId}\u0000${fullName}`;
@@ -26,7 +26,7 @@ export function contextOwner(core: ClientCore, fullName: string): string | undef
 }
 
 /** Runs `fn` (and everything it starts) as the owner of `hold` on `fullName`, for as long as `hold` has not ended. */
-export function runAsOwner<T>(core: ClientCore, fullName: string, hold: Hold, fn: () => T): T {
+export function runAsOwner<T>(core: ClientCore, fullName: string, hold: OwnedHold, fn: () => T): T {
   const outer = heldByTask.getStore();
   const inner = new Map(outer);
   inner.set(slot(core, fullName), hold);

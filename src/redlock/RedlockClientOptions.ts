@@ -1,4 +1,5 @@
 import type { SchedulerLike } from 'rxjs';
+import { optionKeys } from '../util/optionKeys.js';
 
 /** Options of `createRedlockClient`: the lock client's settings that make sense over independent masters. */
 export interface RedlockClientOptions {
@@ -47,13 +48,13 @@ export interface RedlockClientOptions {
   instanceTimeoutMs?: number | undefined;
 }
 
-export const REDLOCK_OPTION_KEYS: readonly string[] = [
-  'watchdogTimeoutMs',
-  'scheduler',
-  'clientId',
-  'keyPrefix',
-  'driftFactor',
-  'driftMs',
-  'commandTimeoutMs',
-  'instanceTimeoutMs',
-];
+export const REDLOCK_OPTION_KEYS = optionKeys<RedlockClientOptions>({
+  watchdogTimeoutMs: true,
+  scheduler: true,
+  clientId: true,
+  keyPrefix: true,
+  driftFactor: true,
+  driftMs: true,
+  commandTimeoutMs: true,
+  instanceTimeoutMs: true,
+});

@@ -3,9 +3,10 @@ import { createLockClient } from '../client/createLockClient.js';
 import type { LockEvent } from '../engine/events.js';
 import type { Lease } from '../engine/Lease.js';
 import type { LockOptions } from '../primitives/lock/lock.js';
-import type { LockHandle } from '../primitives/promise.js';
+import type { LeaseHandle } from '../primitives/acquireLease.js';
 import type { RedisLike } from '../store/redis/RedisLike.js';
-import { assertRedisClient } from '../store/redis/assertRedisClient.js';
+import { driverFor } from '../store/redis/driver/driverFor.js';
+import type { RedisDriver } from '../store/redis/driver/RedisDriver.js';
 import { callSite, describeValue } from '../util/describeValue.js';
 import { assertDuration, assertOptions } from '../util/validate.js';
 import { monotonicScheduler } from '../util/monotonicScheduler.js';
@@ -13,6 +14,7 @@ import { DistinctMasters } from './distinctMasters.js';
 import { quorumOf } from './quorum.js';
 import { REDLOCK_OPTION_KEYS, type RedlockClientOptions } from './RedlockClientOptions.js';
 import { redlockStore } from './redlockStore.js';
+import { CLIENT_DEFAULTS } from '../client/defaults.js';
 
 /**
  * A lock held on a majority of independent Redis masters (Redlock). The same `lock$` / `withLock$` / `withLock` /
@@ -23,49 +25,88 @@ export interface RedlockClient {
   readonly clientId: string;
   /** How many instances a grant, a renewal and a release need: a majority. */
   readonly quorum: number;
-  /** Typed events, as the lock client's. */
+  /**
+   * Typed events, as the lock client's.
+   *
+   * @example
+   * redlock.events$.subscribe((event) => {
+   *   if (event.type === 'lost') console.warn(`lost ${event.name}: ${event.error.reason}`);
+   * });
+   */
   readonly events$: Observable<LockEvent>;
-  /** The lock as a cold Observable: emits one `Lease` once a majority granted it, releases everywhere on unsubscribe. */
+  /**
+   * The lock as a cold Observable: emits one `Lease` once a majority granted it, releases everywhere on unsubscribe.
+   *
+   * @example
+   * redlock.lock$('billing:run').pipe(switchMap((lease) => runBilling$(lease.signal))).subscribe({
+   *   error: (error: unknown) => console.error('lost the lock or failed:', error),
+   * });
+   */
   lock$(name: string, options?: LockOptions): Observable<Lease>;
-  /** Runs `work` while holding the lock; completes after the work did and a majority confirmed the release. */
+  /**
+   * Runs `work` while holding the lock; completes after the work did and a majority confirmed the release.
+   *
+   * @example
+   * redlock.withLock$('billing:run', () => runBilling$(), { waitMs: 5_000 }).subscribe({
+   *   error: (error: unknown) => console.error('lost the lock, timed out or failed:', error),
+   * });
+   */
   withLock$<T>(name: string, work: (lease: Lease) => ObservableInput<T>, options?: LockOptions): Observable<T>;
-  /** The promise form of `withLock$`. */
+  /**
+   * The promise form of `withLock$`.
+   *
+   * @example
+   * const invoices = await redlock.withLock('billing:run', (lease) => runBilling({ signal: lease.signal }));
+   */
   withLock<T>(name: string, fn: (lease: Lease) => Promise<T> | T, options?: LockOptions): Promise<T>;
-  /** Acquires and resolves with a handle to release (or `await using`). */
-  acquire(name: string, options?: LockOptions): Promise<LockHandle>;
-  /** Releases every lease this client holds and closes the connections it opened on the instances. */
+  /**
+   * Acquires and resolves with a handle to release (or `await using`).
+   *
+   * @example
+   * await using lease = await redlock.acquire('billing:run', { waitMs: 1_000 });
+   * await runBilling({ signal: lease.signal });
+   */
+  acquire(name: string, options?: LockOptions): Promise<LeaseHandle>;
+  /**
+   * Releases every lease this client holds and closes the connections it opened on the instances.
+   *
+   * @example
+   * await redlock.close();
+   * await Promise.all(masters.map((master) => master.quit())); // the clients you passed stay open
+   */
   close(): Promise<void>;
 }
 
 const WHERE = 'createRedlockClient';
 
 /** The lock client's defaults for the drift allowance, which the vote's validity check must share. */
-const DEFAULT_DRIFT_FACTOR = 0.01;
-const DEFAULT_DRIFT_MS = 2;
-const DEFAULT_COMMAND_TIMEOUT_MS = 5_000;
 
 /**
- * Creates a Redlock client over independent Redis masters (ioredis clients, one per master; 3 or 5 is usual).
- * Every operation runs the lock's own scripts on all of them and decides by majority.
+ * Creates a Redlock client over independent Redis masters (Redis clients, ioredis or node-redis, one per
+ * master; 3 or 5 is usual). Every operation runs the lock's own scripts on all of them and decides by majority.
+ *
+ * @example
+ * const masters = ['redis://redis-a:6379', 'redis://redis-b:6379', 'redis://redis-c:6379'].map((url) => new Redis(url));
+ * const redlock = createRedlockClient(masters, { instanceTimeoutMs: 200 });
  */
 export function createRedlockClient(instances: readonly RedisLike[], options: RedlockClientOptions = {}): RedlockClient {
-  checkInstances(instances);
+  const drivers = checkInstances(instances);
   assertOptions(options, REDLOCK_OPTION_KEYS, WHERE);
   const { instanceTimeoutMs = 500, ...common } = options;
   assertDuration(instanceTimeoutMs, 'instanceTimeoutMs', WHERE, { min: 1 });
-  const commandTimeoutMs = common.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  const commandTimeoutMs = common.commandTimeoutMs ?? CLIENT_DEFAULTS.commandTimeoutMs;
   if (typeof commandTimeoutMs === 'number' && instanceTimeoutMs >= commandTimeoutMs) {
     throw new RangeError(`rxlock: ${WHERE}: option "instanceTimeoutMs" (${instanceTimeoutMs}) must be shorter than "commandTimeoutMs" (${commandTimeoutMs})`);
   }
-  const store = redlockStore(instances, {
+  const store = redlockStore(drivers, {
     instanceTimeoutMs,
-    driftFactor: common.driftFactor ?? DEFAULT_DRIFT_FACTOR,
-    driftMs: common.driftMs ?? DEFAULT_DRIFT_MS,
+    driftFactor: common.driftFactor ?? CLIENT_DEFAULTS.driftFactor,
+    driftMs: common.driftMs ?? CLIENT_DEFAULTS.driftMs,
   });
   // No hand-off reservations: each instance would reserve the lock for its own longest waiter, and waiters
   // that queued in different orders on different instances would split the vote.
   const client = createLockClient({ ...common, handoffMs: 0, store });
-  const masters = new DistinctMasters(instances, { totalMs: commandTimeoutMs, straggleMs: instanceTimeoutMs }, common.scheduler ?? monotonicScheduler);
+  const masters = new DistinctMasters(drivers, { totalMs: commandTimeoutMs, straggleMs: instanceTimeoutMs }, common.scheduler ?? monotonicScheduler);
   let closed = false;
   // Once closed, the lock client's ClientClosedError comes first, and nothing is sent.
   const distinct = (method: string, name: string): Promise<void> | undefined => (closed ? undefined : masters.check(method, name));
@@ -106,18 +147,22 @@ export function createRedlockClient(instances: readonly RedisLike[], options: Re
   };
 }
 
-function checkInstances(instances: unknown): asserts instances is readonly RedisLike[] {
+function checkInstances(instances: unknown): RedisDriver[] {
   if (!Array.isArray(instances) || instances.length === 0) {
-    throw new TypeError(`rxlock: ${WHERE}: instances must be a non-empty array of ioredis clients, one per master, got ${describeValue(instances)}`);
+    throw new TypeError(
+      `rxlock: ${WHERE}: instances must be a non-empty array of Redis clients (ioredis or node-redis), one per master, got ${describeValue(instances)}`,
+    );
   }
+  const drivers: RedisDriver[] = [];
   // An index loop, not forEach: forEach skips the holes of a sparse array, which would then count as masters.
   for (let index = 0; index < instances.length; index++) {
     const instance: unknown = instances[index];
-    assertRedisClient(instance, WHERE, `instances[${index}]`);
+    drivers.push(driverFor(instance, WHERE, `instances[${index}]`));
     if (instances.indexOf(instance) !== index) {
       throw new TypeError(`rxlock: ${WHERE}: instances[${index}] is the same client as instances[${instances.indexOf(instance)}]; each master must count once`);
     }
   }
+  return drivers;
 }
 
 function refuseFencing(method: string, name: unknown, options: LockOptions | undefined): void {

@@ -1,5 +1,5 @@
 import type { SchedulerLike, Subscription } from 'rxjs';
-import type { RedisLike } from '../store/redis/RedisLike.js';
+import type { RedisDriver } from '../store/redis/driver/RedisDriver.js';
 import { callSite } from '../util/describeValue.js';
 import { quorumOf } from './quorum.js';
 
@@ -25,7 +25,7 @@ export interface IdentifyTimeouts {
  * uses, without waiting, until every instance is identified; from then on no call sends anything more.
  */
 export class DistinctMasters {
-  readonly #instances: readonly RedisLike[];
+  readonly #instances: readonly RedisDriver[];
   readonly #timeouts: IdentifyTimeouts;
   readonly #identities: Identity[];
   readonly #asking = new Set<number>();
@@ -37,12 +37,12 @@ export class DistinctMasters {
 
   readonly #scheduler: SchedulerLike;
 
-  constructor(instances: readonly RedisLike[], timeouts: IdentifyTimeouts, scheduler: SchedulerLike) {
+  constructor(instances: readonly RedisDriver[], timeouts: IdentifyTimeouts, scheduler: SchedulerLike) {
     this.#instances = instances;
     this.#timeouts = timeouts;
     this.#scheduler = scheduler;
     // A Cluster's INFO goes to any of its nodes, so its run_id says nothing about the cluster as a whole.
-    this.#identities = instances.map((instance) => (instance.isCluster || typeof instance.info !== 'function' ? UNIDENTIFIABLE : UNKNOWN));
+    this.#identities = instances.map((instance) => (instance.isCluster ? UNIDENTIFIABLE : UNKNOWN));
     this.#settle();
   }
 
@@ -110,7 +110,7 @@ export class DistinctMasters {
       (error: unknown) => {
         this.#asking.delete(index);
         // An error reply (INFO denied by an ACL, a proxy without it) will not change; a lost connection may.
-        if ((error as { name?: unknown } | null)?.name === 'ReplyError') this.#learn(index, UNIDENTIFIABLE);
+        if (instance.isReplyError(error)) this.#learn(index, UNIDENTIFIABLE);
       },
     );
   }

@@ -43,6 +43,7 @@ export class ScriptError extends Error {
 /** Script errors rxlock raises on purpose. The Lua side writes `redis.error_reply('<code> <detail>')`. */
 export const WRONGTYPE_REPLY = 'RXLOCK_WRONGTYPE';
 export const UPGRADE_REPLY = 'RXLOCK_UPGRADE';
+export const REENTRY_REPLY = 'RXLOCK_REENTRY';
 
 /** Reads an integer reply. */
 export function int(reply: Reply): number {

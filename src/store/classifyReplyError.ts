@@ -12,6 +12,10 @@ export function classifyReplyError(message: string, cause: unknown): StoreError 
       return new StoreError('wrongtype', '', false, { cause });
     case 'RXLOCK_UPGRADE':
       return new StoreError('upgrade', message, false, { cause });
+    // rxlock's, and what Redisson's non-reentrant lock answers.
+    case 'RXLOCK_REENTRY':
+    case 'NON_REENTRANT_REACQUIRE':
+      return new StoreError('reentry', message, false, { cause });
     case 'OOM':
       return new StoreError('oom', message, false, { cause });
     case 'BUSY':

@@ -1,5 +1,9 @@
+import type { Observable, Subscription } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LockObject } from '../../src/cli/inspect/LockObject.js';
+import { visibleWidth } from '../../src/cli/render/table.js';
+import { createLockClient, type LockClient } from '../../src/index.js';
+import { eventually } from '../support/leaks.js';
 import { redisServerForSuite } from '../support/suiteRedis.js';
 import { CLI_TEST_TIMEOUT_MS, rxlock } from './cliProcess.js';
 import { prepareEveryPrimitive, REDISSON, type Prepared } from './everyPrimitive.js';
@@ -91,15 +95,18 @@ describe('rxlock ls against a redis-server holding one of every primitive', { ti
     expect(lines[0]?.split(/\s{2,}/)).toEqual(['NAME', 'KIND', 'STATE', 'HOLDERS', 'TTL', 'WAITERS']);
     const row = (name: string) => lines.find((line) => line.startsWith(`${name} `)) ?? '';
     expect(row('orders:1')).toMatch(/^orders:1\s+lock\s+held\s+app-1:worker-1 ×1\s+\d+\.\ds\s+1 queued$/);
-    expect(lines[lines.indexOf(row('orders:1')) + 1]).toMatch(/token 1\s+1\. app-2:worker-2 waiting \d/);
-    expect(row('orders:2')).toMatch(/lock\s+held\s+app-1:job ×2/);
+    expect(lines[lines.indexOf(row('orders:1')) + 1]).toMatch(/^\s+last token 1\s+1\. app-2:worker-2 waiting \d/);
+    // Held and nobody waiting: a lock and a fair lock with an empty queue look the same, and the table says so.
+    expect(row('orders:2')).toMatch(/^orders:2\s+lock\*\s+held\s+app-1:job ×2/);
+    expect(lines.at(-1)).toBe('* a lock, or a fair lock with nobody queued: Redis stores both alike');
     expect(row('catalog')).toMatch(/readWriteLock\s+read-locked\s+R app-1:reader-1 ×1/);
     expect(row('prices')).toMatch(/readWriteLock\s+write-locked\s+W app-1:writer-1 ×1/);
     expect(row('pool')).toMatch(/semaphore\s+1 permit free\s+app-1:\S+ ×2\s+∞/);
-    expect(row('slots')).toMatch(new RegExp(`leasedSemaphore\\s+1 permit free\\s+${prepared.permitIds[0] ?? ''} \\d`));
+    // A permit id (32 hex digits) is shortened to a prefix; --json has it whole.
+    expect(row('slots')).toMatch(new RegExp(`leasedSemaphore\\s+1 permit free\\s+${prepared.permitIds[0]?.slice(0, 8) ?? ''}… \\d`));
     expect(row('payments')).toMatch(/fairLock\s+held\s+app-1:payer-1 ×1\s+\d+\.\ds\s+2 queued$/);
     expect(lines[lines.indexOf(row('payments')) + 1]).toMatch(/^\s+1\. app-2:payer-2 drops in at most \d/);
-    expect(row('refunds')).toMatch(/fairLock\s+held\s+c0ffee00-\S+:1 ×1\s+\d+\.\ds\s+2 queued/);
+    expect(row('refunds')).toMatch(/fairLock\s+held\s+c0ffee00…:1 ×1\s+\d+\.\ds\s+2 queued/);
     expect(row('batch')).toMatch(/latch\s+count 3\s+–\s+∞\s+1 client subscribed/);
     expect(row('reports')).toMatch(/fencingCounter\s+not held/);
     expect(row('counter')).toMatch(/semaphoreOrLatch\s+value 5/);
@@ -149,5 +156,48 @@ describe('rxlock ls against a redis-server holding one of every primitive', { ti
     expect(table).toMatchObject({ code: 0, stderr: '' });
     expect(table.stdout).toBe(`no lock-family objects match "zzz*" on redis://127.0.0.1:${server.port}\n`);
     expect(json).toMatchObject({ code: 0, stdout: '[]\n' });
+  });
+});
+
+describe('rxlock ls with clients that kept their default (random) client ids', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  const server = redisServerForSuite();
+  const subscriptions: Subscription[] = [];
+  let clients: LockClient[] = [];
+
+  afterAll(async () => {
+    for (const subscription of subscriptions) subscription.unsubscribe();
+    await Promise.all(clients.map((client) => client.close()));
+  });
+
+  it('shortens UUIDs to a unique prefix, marks a held lock nobody waits for, and shows the fencing counter as the last token drawn', async () => {
+    const [first, second] = (clients = [createLockClient({ redis: server.client() }), createLockClient({ redis: server.client() })]);
+    if (first === undefined || second === undefined) throw new Error('two clients');
+    const held = (lease$: Observable<unknown>) =>
+      new Promise<void>((resolve) => subscriptions.push(lease$.subscribe({ next: () => resolve(), error: () => undefined })));
+    await held(first.lock$('orders', { fencing: true }));
+    subscriptions.push(second.lock$('orders').subscribe({ error: () => undefined }));
+    await held(first.fairLock$('jobs'));
+    await server.client().set('redisson_lock_token:{audit}', '3');
+    await held(second.lock$('audit'));
+    await eventually(async () => (await server.client().zcard('rxlock_waiters:{orders}')) === 1);
+
+    const [table, json] = await Promise.all([rxlock(['ls', '--url', server.url]), rxlock(['ls', '--json', '--url', server.url])]);
+    expect(table).toMatchObject({ code: 0, stderr: '' });
+    const lines = table.stdout.trimEnd().split('\n');
+    const short = (client: LockClient) => `${client.clientId.slice(0, 8)}…`;
+    const row = (name: string) => lines.find((line) => line.startsWith(`${name} `)) ?? '';
+    expect(row('orders')).toMatch(new RegExp(`^orders\\s+lock\\s+held\\s+${short(first)}:#1 ×1\\s`));
+    expect(lines[lines.indexOf(row('orders')) + 1]).toMatch(new RegExp(`last token 1\\s+1\\. ${short(second)}:#1 waiting`));
+    // A fair lock whose queue is empty is the same hash as a lock: the table cannot say which, and says so.
+    expect(row('jobs')).toMatch(new RegExp(`^jobs\\s+lock\\*\\s+held\\s+${short(first)}:#2 ×1`));
+    expect(lines.at(-1)).toMatch(/^\* a lock, or a fair lock with nobody queued: Redis stores both alike$/);
+    // audit's holder did not ask for fencing: the counter is the name's, shown as such.
+    expect(lines[lines.indexOf(row('audit')) + 1]).toMatch(/^\s+last token 3$/);
+    // Whole UUIDs made such a table about 130 columns wide.
+    expect(Math.max(...lines.map(visibleWidth))).toBeLessThanOrEqual(90);
+    expect(table.stdout).not.toContain(first.clientId);
+
+    const objects = JSON.parse(json.stdout) as LockObject[];
+    expect(objects.find((object) => object.name === 'orders')?.holders[0]?.id).toBe(`${first.clientId}:#1`);
   });
 });

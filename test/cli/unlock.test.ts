@@ -65,6 +65,9 @@ describe('rxlock unlock --force', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     for (const result of declined) {
       expect(result.code).toBe(1);
       expect(result.stderr).toContain('Delete lock "asked" held by holder:stuck ×1 and wake a waiter.');
+      // What the operator must weigh: the holder goes on until its next renewal, while a waiter may take the lock.
+      expect(result.stderr).toContain('Its holder is not told: it keeps working until its next renewal finds it gone: at most its renewal interval');
+      expect(result.stderr).toContain('only writes checked against fencing tokens are safe');
       expect(result.stderr).toContain(`Force-unlock "asked" on redis://127.0.0.1:${server.port}? [y/N]`);
       expect(result.stderr).toMatch(/rxlock: not confirmed; nothing changed\n$/);
     }

@@ -69,12 +69,32 @@ describe('rxlock watch', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
       expect.stringMatching(/:1 ×1$/),
       expect.stringMatching(/s$/),
       '2 queued',
-      expect.stringMatching(/^≥\d+ms c0ffee00-\S+:2$/),
+      expect.stringMatching(/^≥\d+ms c0ffee00…:2$/),
       '0.0',
     ]);
     expect(row(frame, 'batch')).toEqual(['batch', 'latch', '–', '∞', '1 client', expect.stringMatching(/^≥\d+ms$/), '–']);
     expect(row(frame, 'reports')).toEqual(['reports', 'fencingCounter', '–', '–', '–', '–', '–']);
     expect(frame).not.toContain('Ctrl-C');
+  });
+
+  it('--once without --interval prints its first refresh, without rates (they need two refreshes)', async () => {
+    const result = await rxlock(['watch', 'orders:*', '--once', '--url', url]);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toMatch(/ · one refresh · \d\d:\d\d:\d\d$/);
+    expect(lines[1]).toBe('2 objects · 2 held · 1 waiting · – handoffs/s');
+    expect(row(result.stdout, 'orders:1')).toEqual([
+      'orders:1',
+      'lock',
+      'app-1:worker-1 ×1',
+      expect.stringMatching(/s$/),
+      '1 queued, 1 client',
+      expect.any(String),
+      '–',
+    ]);
+    // orders:2 is held and nobody waits: a lock, or a fair lock with an empty queue.
+    expect(row(result.stdout, 'orders:2')).toEqual(['orders:2', 'lock*', 'app-1:job ×2', expect.stringMatching(/s$/), '–', '–', '–']);
+    expect(lines.at(-2)).toMatch(/^\* a lock, or a fair lock with nobody queued/);
   });
 
   it('counts holders that were not there at the previous refresh as handoffs', async () => {

@@ -37,9 +37,15 @@ describeStores('fairLock$ contract', (fixture) => {
     const seen = await f.subscribedOnNodeOf(queueOf('answer'), `redisson_lock__channel:{answer}:${head}`);
     holder.release();
     await waiter.granted;
+    // The waiter's channel stays subscribed a grace period after its wait: still where it was, it was there at the release.
+    const stillSeen = await f.subscribedOnNodeOf(queueOf('answer'), `redisson_lock__channel:{answer}:${head}`);
     waiter.release();
     expect(await eventually(() => Promise.resolve(f.replies('fairLock.release').length === 2))).toBe(true);
-    expect(f.replies('fairLock.release')).toEqual([seen ? HANDED_OVER : 2, 2]);
+    const [first, second] = f.replies('fairLock.release');
+    expect(second).toBe(2);
+    // A classic subscription on a cluster may move to another node between the two looks: then either answer is right.
+    if (seen === stillSeen) expect(first).toBe(seen ? HANDED_OVER : 2);
+    else expect([HANDED_OVER, 2]).toContain(first);
   });
 
   it('grants 8 clients that start 100 ms apart in exactly that order', async () => {
@@ -79,6 +85,8 @@ describeStores('fairLock$ contract', (fixture) => {
           await turn.granted;
           if (++inside > 1) overlaps++;
           sequence.push(index);
+          // The first holder lets go only once the other three wait: a client still joining then is no rotation.
+          if (sequence.length === 1) expect(await eventually(async () => (await f.lrange(queueOf('rotation'))).length === 3, 5_000)).toBe(true);
           await sleep(3);
           inside--;
           turn.release();

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { firstValueFrom, type Observable, type Subscription } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { LockLostError, LockTimeoutError, NotLockOwnerError, type PermitLease } from '../../src/index.js';
+import { LockLostError, LockTimeoutError, type PermitLease } from '../../src/index.js';
 import { describeStores } from '../support/fixtures.js';
 import { eventually, sleep } from '../support/leaks.js';
 import { sharedRedis } from '../support/sharedRedis.js';
@@ -60,12 +60,13 @@ describeStores('leasedSemaphore contract', (fixture) => {
     await holderClient.leasedSemaphore('pool').delete();
   });
 
-  it('reports release-failed (NotLockOwnerError) for a permit whose lease ran out before the release, and still returns it to the count', async () => {
+  it('reports lost (LockLostError) for a permit whose lease ran out before the release, and still returns it to the count', async () => {
     const f = fixture();
     const client = f.client();
     const ends: unknown[] = [];
     client.events$.subscribe((event) => {
-      if (event.type === 'released' || event.type === 'release-failed') ends.push(event.type === 'release-failed' ? event.error : 'released');
+      if (event.type === 'released' || event.type === 'release-failed' || event.type === 'lost')
+        ends.push(event.type === 'released' ? 'released' : event.error);
     });
     const pool = client.leasedSemaphore('pool');
     await pool.trySetPermits(1);
@@ -79,7 +80,7 @@ describeStores('leasedSemaphore contract', (fixture) => {
     }
     holder.subscription.unsubscribe();
     expect(await eventually(() => Promise.resolve(ends.length === 1))).toBe(true);
-    expect(ends[0]).toBeInstanceOf(NotLockOwnerError);
+    expect(ends[0]).toBeInstanceOf(LockLostError);
     expect(await pool.availablePermits()).toBe(1);
     await pool.delete();
   });

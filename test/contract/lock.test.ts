@@ -1,6 +1,6 @@
 import { firstValueFrom, lastValueFrom, map, take, toArray } from 'rxjs';
 import { expect, it } from 'vitest';
-import { LockKeyTypeError, LockTimeoutError, NotLockOwnerError, type Lease } from '../../src/index.js';
+import { LockKeyTypeError, LockTimeoutError, LockLostError, type Lease } from '../../src/index.js';
 import { describeStores } from '../support/fixtures.js';
 import { eventually, sleep } from '../support/leaks.js';
 
@@ -67,7 +67,7 @@ describeStores('lock$ contract', (fixture) => {
     expect(ttl).toBeGreaterThan(9_000);
     expect(await client.forceUnlock('q')).toBe(true);
     expect(await client.isLocked('q')).toBe(false);
-    await expect(handle.release()).rejects.toBeInstanceOf(NotLockOwnerError);
+    await expect(handle.release()).rejects.toBeInstanceOf(LockLostError);
     expect(await client.forceUnlock('q')).toBe(false);
   });
 

@@ -1,6 +1,6 @@
 import { filter } from 'rxjs';
 import { expect, it } from 'vitest';
-import { LockTimeoutError, NotLockOwnerError, type LockEvent } from '../../src/index.js';
+import { LockTimeoutError, LockLostError, type LockEvent } from '../../src/index.js';
 import { describeStores } from '../support/fixtures.js';
 import { sleep } from '../support/leaks.js';
 
@@ -136,12 +136,12 @@ describeStores('promise API contract', (fixture) => {
     expect(await f.keys()).toEqual([]);
   });
 
-  it('rejects an explicit release of a lock that is no longer held with NotLockOwnerError', async () => {
+  it('rejects an explicit release of a lock that is no longer held with LockLostError', async () => {
     const f = fixture();
     const client = f.client();
     const handle = await client.acquire('gone');
     await f.flush();
-    await expect(handle.release()).rejects.toBeInstanceOf(NotLockOwnerError);
+    await expect(handle.release()).rejects.toBeInstanceOf(LockLostError);
   });
 
   it('reports waiting, acquired, released and timeout on events$', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createLockClient } from '../../src/index.js';
 import { now } from '../support/checker.js';
+import { lockConnection } from '../support/clientLibrary.js';
 import { sleep } from '../support/leaks.js';
 import { startProxy } from '../support/proxy.js';
 import { spawnWorker, type WorkerMessage } from '../support/workerProcess.js';
@@ -22,7 +23,7 @@ describe('fault 10: clock jumps', () => {
 
   it('the client’s wall clock jumping an hour either way changes nothing; only the server’s expiry matters, learnt at the next renewal', async () => {
     const { locks, admin, seed } = rig();
-    const parent = createLockClient({ redis: locks.client(), clientId: 'parent' });
+    const parent = createLockClient({ redis: lockConnection(locks.port), clientId: 'parent' });
     const blocker = await parent.acquire('held-by-parent');
     const proxy = await startProxy(locks.port, { seed });
     const child = await spawnWorker({

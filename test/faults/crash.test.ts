@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createLockClient, type Lease } from '../../src/index.js';
 import { now, seededRandom } from '../support/checker.js';
+import { lockConnection } from '../support/clientLibrary.js';
 import { sleep } from '../support/leaks.js';
 import { spawnWorker, type WorkerMessage } from '../support/workerProcess.js';
 import { figure, spread, useRig } from './rig.js';
@@ -28,7 +29,7 @@ describe('fault 4: a client process holding locks is killed with SIGKILL', () =>
         watchdogTimeoutMs: TTL,
       });
       const entered = await Promise.all(names.map((name) => holder.next((m) => m.type === 'enter' && m.lock === name)));
-      const waiters = names.map((_, i) => createLockClient({ redis: locks.client(), clientId: `waiter${trial}-${i}`, watchdogTimeoutMs: TTL }));
+      const waiters = names.map((_, i) => createLockClient({ redis: lockConnection(locks.port), clientId: `waiter${trial}-${i}`, watchdogTimeoutMs: TTL }));
       const granted: { at: number; lease: Lease }[] = [];
       const subscriptions = waiters.map((client, i) => client.lock$(names[i]!, { fencing: true }).subscribe((lease) => granted.push({ at: now(), lease })));
       // Kill at a different point of the holders' renewal cycle in every trial.

@@ -1,6 +1,6 @@
-import { Redis } from 'ioredis';
+import { lockConnection } from '../support/clientLibrary.js';
 import { describe, expect, it } from 'vitest';
-import { createLockClient, type Lease, type LockEvent, type LockHandle } from '../../src/index.js';
+import { createLockClient, type Lease, type LockEvent, type LeaseHandle } from '../../src/index.js';
 import { lockAcquireScript } from '../../src/primitives/lock/acquireScript.js';
 import { lockReleaseScript } from '../../src/primitives/lock/releaseScript.js';
 import { lockRenewScript } from '../../src/primitives/lock/renewScript.js';
@@ -24,8 +24,7 @@ describe('fault 9: lost replies (the proxy forwards a request and cuts the conne
     const { seed, locks, admin } = rig();
     const random = seededRandom(seed);
     const proxy = await startProxy(locks.port, { seed });
-    const redis = new Redis({ port: proxy.port, host: '127.0.0.1', retryStrategy: () => 2 });
-    redis.on('error', () => undefined);
+    const redis = lockConnection(proxy.port, { retryMs: 2 });
     const client = createLockClient({ redis, clientId: 'dropped', watchdogTimeoutMs: TTL });
     const events: LockEvent[] = [];
     const eventSubscription = client.events$.subscribe((event) => {
@@ -84,7 +83,7 @@ describe('fault 9: lost replies (the proxy forwards a request and cuts the conne
       } else {
         // An explicit owner re-enters: every hold has an id, so each counts exactly once.
         const depth = 1 + Math.floor(random() * 3);
-        const handles: LockHandle[] = [];
+        const handles: LeaseHandle[] = [];
         for (let i = 1; i <= depth; i++) {
           handles.push(await dropping('acquire', () => client.acquire(name, { owner: 'job' })));
           expect(await admin.hget(name, 'dropped:job')).toBe(String(i));
@@ -105,7 +104,7 @@ describe('fault 9: lost replies (the proxy forwards a request and cuts the conne
     expect(proxy.resets).toBeGreaterThanOrEqual(DROPS);
     eventSubscription.unsubscribe();
     await client.close();
-    redis.disconnect();
+    redis.close();
     await proxy.close();
     figure(
       'lost-replies',

@@ -7,6 +7,7 @@ import { lockForceUnlockScript, lockInspectScript } from '../../src/primitives/l
 import { lockReleaseScript } from '../../src/primitives/lock/releaseScript.js';
 import { lockRenewScript } from '../../src/primitives/lock/renewScript.js';
 import { now } from '../support/checker.js';
+import { lockConnection } from '../support/clientLibrary.js';
 import { eventually, sleep } from '../support/leaks.js';
 import { figure, useRig } from './rig.js';
 
@@ -44,7 +45,7 @@ describe('fault 8: memory pressure', () => {
     const { admin, locks } = rig();
     for (const policy of ['allkeys-lru', 'volatile-ttl', 'noeviction']) {
       await admin.config('SET', 'maxmemory-policy', policy);
-      const client = createLockClient({ redis: locks.client() });
+      const client = createLockClient({ redis: lockConnection(locks.port) });
       // The policy is read first on the client's connection: once a later command answered, the warning was decided.
       await client.isLocked('anything');
       const { events, subscription } = record(client);
@@ -65,7 +66,7 @@ describe('fault 8: memory pressure', () => {
   it('an evicted lock key: the holder learns at its next renewal', async () => {
     const { admin, locks } = rig();
     await admin.config('SET', 'maxmemory-policy', 'volatile-ttl');
-    const client = createLockClient({ redis: locks.client(), clientId: 'evicted', watchdogTimeoutMs: TTL });
+    const client = createLockClient({ redis: lockConnection(locks.port), clientId: 'evicted', watchdogTimeoutMs: TTL });
     let lease: Lease | undefined;
     let lost: { error: unknown; at: number } | undefined;
     const subscription = client.lock$('evict-me').subscribe({ next: (value) => (lease = value), error: (error: unknown) => (lost = { error, at: now() }) });
@@ -93,7 +94,7 @@ describe('fault 8: memory pressure', () => {
   it('noeviction with a full memory: acquires fail with LockBackendError("oom") and write nothing; renewals and releases still work', async () => {
     const { admin, locks } = rig();
     await admin.config('SET', 'maxmemory-policy', 'noeviction');
-    const client = createLockClient({ redis: locks.client(), clientId: 'oom', watchdogTimeoutMs: TTL });
+    const client = createLockClient({ redis: lockConnection(locks.port), clientId: 'oom', watchdogTimeoutMs: TTL });
     const first = await client.acquire('survivor', { owner: 'job' });
     const second = await client.acquire('survivor', { owner: 'job' });
     let lost: unknown;

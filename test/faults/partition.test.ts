@@ -1,7 +1,7 @@
-import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { createLockClient, LockLostError, type Lease } from '../../src/index.js';
 import { now, seededRandom, watchServerExpiry } from '../support/checker.js';
+import { lockConnection } from '../support/clientLibrary.js';
 import { eventually, sleep } from '../support/leaks.js';
 import { startProxy, type ProxyMode } from '../support/proxy.js';
 import { figure, spread, useRig } from './rig.js';
@@ -29,10 +29,9 @@ describe('fault 3: a client partitioned from Redis by a proxy', () => {
     for (let trial = 0; trial < 20; trial++) {
       const { label, mode } = modes[trial % modes.length]!;
       const proxy = await startProxy(locks.port, { seed: seed + trial });
-      const holderRedis = new Redis({ port: proxy.port, host: '127.0.0.1', retryStrategy: () => 10 });
-      holderRedis.on('error', () => undefined);
+      const holderRedis = lockConnection(proxy.port, { retryMs: 10 });
       const holder = createLockClient({ redis: holderRedis, clientId: `holder-${trial}`, watchdogTimeoutMs: TTL, commandTimeoutMs: 300, driftMs: DRIFT_MS });
-      const waiter = createLockClient({ redis: locks.client(), clientId: `waiter-${trial}`, watchdogTimeoutMs: TTL });
+      const waiter = createLockClient({ redis: lockConnection(locks.port), clientId: `waiter-${trial}`, watchdogTimeoutMs: TTL });
       const name = `partitioned-${trial % 3}`;
       let lease: Lease | undefined;
       let lost: { error: unknown; at: number; deadline: number } | undefined;
@@ -62,7 +61,7 @@ describe('fault 3: a client partitioned from Redis by a proxy', () => {
       subscription.unsubscribe();
       proxy.setMode({ type: 'pass' });
       await Promise.all([holder.close(), waiter.close()]);
-      holderRedis.disconnect();
+      holderRedis.close();
       await proxy.close();
     }
     for (const [label, values] of Object.entries(margins))

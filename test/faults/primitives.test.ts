@@ -1,3 +1,4 @@
+import { lockConnection, type ClosableRedis } from '../support/clientLibrary.js';
 import { Redis } from 'ioredis';
 import type { Observable, Subscription } from 'rxjs';
 import { describe, expect, it } from 'vitest';
@@ -118,6 +119,18 @@ const PRIMITIVES: readonly Primitive[] = [
     },
     ownKeys: ['pf-leased'],
   },
+  {
+    // Every group holds `hub` and one other value of 20: exclusive, as one value in common makes two groups.
+    title: 'groupLock$ over groups that share a value',
+    figure: 'primitives-group',
+    name: 'pf-group',
+    capacity: 1,
+    acquire$: (client, random) => ({ side: 'exclusive', lease$: client.groupLock$('pf-group', ['hub', `v${String(Math.floor(random() * 20))}`]) }),
+    leftovers: async (admin) => {
+      const fields = await admin.hkeys('pf-group');
+      return fields.length > 0 ? [`${fields.length} fields still in the group hash`] : [];
+    },
+  },
 ];
 
 /** Moments when more holders held than the primitive allows: checked at every section's start, against every section still believed held then. */
@@ -177,13 +190,12 @@ interface Loop {
 async function contend(rig: Rig, primitive: Primitive): Promise<void> {
   const { admin, locks, seed } = rig;
   const random = seededRandom(seed + primitive.name.length * 7_919);
-  const connections: Redis[] = [];
+  const connections: ClosableRedis[] = [];
   const clients: LockClient[] = [];
   const events: Record<string, number> = {};
   const eventSubscriptions: Subscription[] = [];
   for (let i = 0; i < CLIENTS; i++) {
-    const redis = new Redis({ port: locks.port, host: '127.0.0.1', retryStrategy: () => 20 });
-    redis.on('error', () => undefined);
+    const redis = lockConnection(locks.port, { retryMs: 20 });
     connections.push(redis);
     const client = createLockClient({ redis, clientId: `${primitive.name}-c${i}`, watchdogTimeoutMs: TTL });
     eventSubscriptions.push(client.events$.subscribe((event) => (events[event.type] = (events[event.type] ?? 0) + 1)));
@@ -332,7 +344,7 @@ async function contend(rig: Rig, primitive: Primitive): Promise<void> {
   // Given back: nothing held, queued or subscribed once every client closed.
   const held = await primitive.leftovers(admin);
   if (primitive.ownKeys !== undefined) await admin.del(...primitive.ownKeys);
-  for (const redis of connections) redis.disconnect();
+  for (const redis of connections) redis.close();
   const keys = async () => {
     const all = await admin.keys('*');
     const ttls = await Promise.all(all.map((key) => admin.pttl(key)));

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { checkHistory, FencedResource, runSeed, type CheckReport, type SectionRecord } from '../support/checker.js';
+import { closeLockConnections } from '../support/clientLibrary.js';
 import { activeTimers, eventually, sleep } from '../support/leaks.js';
 import { startRedis, type RedisServer } from '../support/redisServer.js';
 import { spawnWorker, type Worker, type WorkerStats } from '../support/workerProcess.js';
@@ -31,6 +32,7 @@ export function useRig(args: readonly string[] = []): () => Rig {
     timersBefore = activeTimers();
   });
   afterAll(async () => {
+    closeLockConnections();
     rig?.resource.close();
     await Promise.all([rig?.locks.stop(), rig?.resourceServer.stop()]);
   });

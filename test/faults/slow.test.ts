@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { lockConnection } from '../support/clientLibrary.js';
 import { describe, expect, it } from 'vitest';
 import { createLockClient, LockLostError, type Lease, type LockClient, type LockEvent } from '../../src/index.js';
 import { now } from '../support/checker.js';
@@ -21,8 +21,7 @@ describe('fault 7: slow Redis', () => {
 
   async function proxied(clientId: string): Promise<{ client: LockClient; proxy: TcpProxy; close: () => Promise<void> }> {
     const proxy = await startProxy(rig().locks.port, { seed: rig().seed });
-    const redis = new Redis({ port: proxy.port, host: '127.0.0.1', retryStrategy: () => 10 });
-    redis.on('error', () => undefined);
+    const redis = lockConnection(proxy.port, { retryMs: 10 });
     const client = createLockClient({ redis, clientId, watchdogTimeoutMs: TTL });
     return {
       client,
@@ -30,7 +29,7 @@ describe('fault 7: slow Redis', () => {
       close: async () => {
         proxy.setMode({ type: 'pass' });
         await client.close();
-        redis.disconnect();
+        redis.close();
         await proxy.close();
       },
     };
@@ -102,7 +101,7 @@ describe('fault 7: slow Redis', () => {
         `local s = redis.call('time') local start = s[1] * 1000000 + s[2] while true do local t = redis.call('time') if t[1] * 1000000 + t[2] - start > ${ms * 1000} then break end end return 1`,
         0,
       );
-    const client = createLockClient({ redis: locks.client({ retryStrategy: () => 10 }), clientId: 'busy', watchdogTimeoutMs: TTL });
+    const client = createLockClient({ redis: lockConnection(locks.port, { retryMs: 10 }), clientId: 'busy', watchdogTimeoutMs: TTL });
 
     const short = await hold(client, 'busy-short', 3 * TTL, async () => {
       await sleep(100);

@@ -3,6 +3,7 @@ import { asyncScheduler, firstValueFrom } from 'rxjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ClientClosedError, createRedlockClient, type RedisLike, type RedlockClient } from '../../src/index.js';
 import { DistinctMasters } from '../../src/redlock/distinctMasters.js';
+import type { RedisDriver } from '../../src/store/redis/driver/RedisDriver.js';
 import { countingCalls } from '../support/countingCalls.js';
 import { startRedis, type RedisServer } from '../support/redisServer.js';
 
@@ -12,17 +13,18 @@ function countingInfo(redis: Redis): { redis: RedisLike; infos: () => number } {
   return { redis: proxy, infos: calls };
 }
 
-/** A fake instance whose INFO answers `reply` (or fails with it) after `delayMs`. */
-function fakeInstance(reply: string | Error, delayMs: number, isCluster = false): RedisLike & { asked: number } {
+/** A fake instance (its client's driver) whose INFO answers `reply` (or fails with it) after `delayMs`. */
+function fakeInstance(reply: string | Error, delayMs: number, isCluster = false): RedisDriver & { asked: number } {
   const fake = {
     isCluster,
     asked: 0,
+    isReplyError: (error: unknown) => (error as { name?: unknown } | null)?.name === 'ReplyError',
     info: () => {
       fake.asked++;
       return new Promise<string>((resolve, reject) => setTimeout(() => (typeof reply === 'string' ? resolve(reply) : reject(reply)), delayMs));
     },
   };
-  return fake as unknown as RedisLike & { asked: number };
+  return fake as unknown as RedisDriver & { asked: number };
 }
 
 describe('DistinctMasters', () => {

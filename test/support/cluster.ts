@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
 import { Cluster, Redis, type ClusterOptions } from 'ioredis';
+import { createCluster, type RedisClusterType } from 'redis';
 import calculateSlot from 'cluster-key-slot';
 import { redisStore } from '../../src/index.js';
 import type { RedisDeployment } from './fixtures.js';
 import { eventually, sleep } from './leaks.js';
-import { freePort, startRedis, type RedisServer } from './redisServer.js';
+import { cliBinary, freePort, startRedis, type RedisServer } from './redisServer.js';
 
 /** One redis-server of a local cluster. */
 export interface ClusterNode {
@@ -31,6 +32,8 @@ export interface LocalCluster {
   readonly startupNodes: readonly { host: string; port: number }[];
   /** A new ioredis Cluster client; closed by `stop()`. */
   client(options?: ClusterOptions): Cluster;
+  /** A new node-redis cluster client, connecting (commands wait for it); closed by `stop()`. */
+  nodeRedis(): RedisClusterType;
   /** A direct connection to one node (not following redirections); closed by `stop()`. */
   nodeClient(port: number): Redis;
   /** The node that currently serves `slot` as master, asked of a live node. */
@@ -56,6 +59,8 @@ export interface LocalCluster {
   channelsOnNodeOf(key: string): Promise<string[]>;
   /** FLUSHALL on every live master. */
   flushAll(): Promise<void>;
+  /** Closes every pub/sub connection on every live node (between tests: nothing subscribes then but a leak). */
+  dropSubscribers(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -76,6 +81,7 @@ export async function startCluster(options: LocalClusterOptions = {}): Promise<L
   const count = masters * (1 + replicasPerMaster);
   const nodes: (ClusterNode & { alive: boolean })[] = [];
   const connections = new Set<Redis | Cluster>();
+  const nodeRedisClusters = new Set<RedisClusterType>();
   try {
     for (let i = 0; i < count; i++) {
       const busPort = await freePort();
@@ -94,7 +100,7 @@ export async function startCluster(options: LocalClusterOptions = {}): Promise<L
       ]);
       nodes.push({ server, port: server.port, busPort, alive: true });
     }
-    await run('redis-cli', [
+    await run(cliBinary(), [
       '--cluster',
       'create',
       ...nodes.map((node) => `127.0.0.1:${node.port}`),
@@ -180,6 +186,17 @@ export async function startCluster(options: LocalClusterOptions = {}): Promise<L
       connections.add(client);
       return client;
     },
+    nodeRedis() {
+      const client = createCluster({
+        rootNodes: nodes.map((node) => ({ socket: { host: '127.0.0.1', port: node.port } })),
+        defaults: { socket: { reconnectStrategy: () => 100 } },
+      }) as unknown as RedisClusterType;
+      client.on('error', () => undefined);
+      client.on('node-error', () => undefined);
+      void client.connect().catch(() => undefined);
+      nodeRedisClusters.add(client);
+      return client;
+    },
     nodeClient,
     masterOfSlot,
     masterOfKey: (key) => masterOfSlot(calculateSlot(key)),
@@ -260,12 +277,17 @@ export async function startCluster(options: LocalClusterOptions = {}): Promise<L
         ...((await redis.call('PUBSUB', 'SHARDCHANNELS')) as string[]),
       ]);
     },
+    async dropSubscribers() {
+      await Promise.all(live().map((node) => ask(node.port, (redis) => redis.client('KILL', 'TYPE', 'pubsub'))));
+    },
     async flushAll() {
       await Promise.all((await liveMasters()).map((node) => ask(node.port, (redis) => redis.flushall())));
     },
     async stop() {
       for (const connection of connections) connection.disconnect();
       connections.clear();
+      for (const client of nodeRedisClusters) if (client.isOpen) client.destroy();
+      nodeRedisClusters.clear();
       await Promise.all(nodes.map((node) => node.server.stop()));
     },
   };
@@ -330,7 +352,53 @@ export function clusterDeployment(shared: () => Promise<LocalCluster>, options: 
     async reset() {
       for (const client of handedOut.splice(0)) client.disconnect();
       await started().flushAll();
+      // A subscription one test leaked fails that test; dropped here, it cannot fail every test after it too.
+      await started().dropSubscribers();
       await refill();
+    },
+  };
+}
+
+/**
+ * The contract suites' view of one shared local cluster through node-redis: every client gets its own node-redis
+ * cluster (sharded pub/sub by default; classic with `shardedPubSub: false`). Closed after each test.
+ */
+export function nodeRedisClusterDeployment(shared: () => Promise<LocalCluster>, options: { sharded: boolean }): RedisDeployment {
+  let cluster: LocalCluster | undefined;
+  let admin: Cluster | undefined;
+  const handedOut: RedisClusterType[] = [];
+  const started = (): LocalCluster => {
+    if (cluster === undefined) throw new Error('the cluster deployment was not started');
+    return cluster;
+  };
+  return {
+    title: `cluster, node-redis, ${options.sharded ? 'sharded' : 'classic'} pub/sub`,
+    library: 'node-redis',
+    subscribersVisible: options.sharded,
+    async start() {
+      cluster = await shared();
+      admin = cluster.client();
+    },
+    stop() {
+      for (const client of handedOut.splice(0)) if (client.isOpen) client.destroy();
+      admin?.disconnect();
+      admin = undefined;
+      return Promise.resolve();
+    },
+    store: () => {
+      const client = started().nodeRedis();
+      handedOut.push(client);
+      return redisStore(client, { shardedPubSub: options.sharded });
+    },
+    admin: () => admin as unknown as Redis,
+    keys: () => started().keys(),
+    channels: async () => (await started().channels()).length,
+    subscribedOnNodeOf: async (key, channel) => (await started().channelsOnNodeOf(key)).includes(channel),
+    flush: () => started().flushAll(),
+    async reset() {
+      for (const client of handedOut.splice(0)) if (client.isOpen) client.destroy();
+      await started().flushAll();
+      await started().dropSubscribers();
     },
   };
 }

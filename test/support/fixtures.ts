@@ -13,13 +13,32 @@ import {
 import { createMemoryStore, type MemoryStore } from '../../src/testing.js';
 import type { Reply, Script } from '../../src/store/Script.js';
 import { eventually, isOpMemory } from './leaks.js';
-import { startRedis, type RedisServer } from './redisServer.js';
+import { SERVER_KIND, startRedis, type RedisServer } from './redisServer.js';
 
 export type ClientSettings = Omit<LockClientOptions, 'redis' | 'store'>;
+
+/** The Redis client libraries the contract suites run on. */
+export type ClientLibrary = 'ioredis' | 'node-redis';
+
+/**
+ * Which libraries `describeStores` runs each suite on against one redis-server: both, unless
+ * `RXLOCK_CLIENTS` names some (`ioredis`, `node-redis`, comma-separated).
+ */
+export const CLIENT_LIBRARIES: readonly ClientLibrary[] = (() => {
+  const asked = process.env.RXLOCK_CLIENTS?.split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (asked === undefined || asked.length === 0) return ['ioredis', 'node-redis'];
+  for (const name of asked)
+    if (name !== 'ioredis' && name !== 'node-redis') throw new Error(`RXLOCK_CLIENTS: unknown client library ${JSON.stringify(name)} (ioredis, node-redis)`);
+  return asked as ClientLibrary[];
+})();
 
 /** One store under test, with the raw access the contract suite needs to set up and inspect state. */
 export interface StoreFixture {
   readonly kind: 'memory' | 'redis';
+  /** The Redis client library the lock clients use (`memory` on the memory store). */
+  readonly library: 'memory' | ClientLibrary;
   /** Whether releases can hand a lock to a waiter directly here: they see whether its client listens (not on a cluster with classic pub/sub). */
   readonly directHandOff: boolean;
   /**
@@ -122,7 +141,7 @@ function counting(store: LockStore, count: () => void, heard: (name: string, rep
 
 interface Backend {
   store(): LockStore;
-  fixture: Omit<StoreFixture, 'client' | 'commands' | 'replies' | 'kind' | 'directHandOff' | 'subscribedOnNodeOf'>;
+  fixture: Omit<StoreFixture, 'client' | 'commands' | 'replies' | 'kind' | 'library' | 'directHandOff' | 'subscribedOnNodeOf'>;
 }
 
 function memoryBackend(): Backend & { reset(): void } {
@@ -178,6 +197,8 @@ export interface RedisDeployment {
   reset(): Promise<void>;
   /** Whether a script's PUBSUB NUMSUB sees every client's subscriptions (see `StoreConnection.subscribersVisible`). */
   readonly subscribersVisible: boolean;
+  /** The client library of `store()`'s clients. @default 'ioredis' */
+  readonly library?: ClientLibrary;
   /** See `StoreFixture.subscribedOnNodeOf`. */
   subscribedOnNodeOf(key: string, channel: string): Promise<boolean>;
 }
@@ -195,11 +216,15 @@ export function describeStoresOn(targets: readonly RedisDeployment[]): void {
  * `isOpMemory`) or subscriptions remain.
  */
 export function describeStores(title: string, body: (fixture: () => StoreFixture) => void): void {
-  const targets = deployments?.map((deployment) => ({ kind: 'redis' as const, deployment })) ?? [{ kind: 'memory' as const }, { kind: 'redis' as const }];
+  const targets: { kind: 'memory' | 'redis'; library: 'memory' | ClientLibrary; deployment?: RedisDeployment }[] = deployments?.map((deployment) => ({
+    kind: 'redis' as const,
+    library: deployment.library ?? 'ioredis',
+    deployment,
+  })) ?? [{ kind: 'memory', library: 'memory' }, ...CLIENT_LIBRARIES.map((library) => ({ kind: 'redis' as const, library }))];
   for (const target of targets) {
-    const { kind } = target;
-    const deployment = 'deployment' in target ? target.deployment : undefined;
-    describe(`${title} [${deployment?.title ?? kind}]`, () => {
+    const { kind, library, deployment } = target;
+    const label = deployment?.title ?? (kind === 'memory' ? 'memory' : library === 'ioredis' ? SERVER_KIND : `${SERVER_KIND}, node-redis`);
+    describe(`${title} [${label}]`, () => {
       let server: RedisServer | undefined;
       let memory: ReturnType<typeof memoryBackend> | undefined;
       let clients: LockClient[] = [];
@@ -298,13 +323,15 @@ export function describeStores(title: string, body: (fixture: () => StoreFixture
         const raw = kind === 'redis' ? redisFixture() : memory!.fixture;
         return {
           kind,
+          library,
           directHandOff: deployment?.subscribersVisible ?? true,
           subscribedOnNodeOf: (key, channel) => deployment?.subscribedOnNodeOf(key, channel) ?? Promise.resolve(true),
           ...raw,
           commands: () => commands,
           replies: (name) => [...(replies.get(name) ?? [])],
           client(settings = {}) {
-            const base = deployment?.store() ?? (kind === 'redis' ? redisStore(server!.client()) : memory!.store());
+            const base =
+              deployment?.store() ?? (kind === 'memory' ? memory!.store() : redisStore(library === 'node-redis' ? server!.nodeRedis() : server!.client()));
             const heard = (name: string, reply: Reply): void => {
               let list = replies.get(name);
               if (list === undefined) replies.set(name, (list = []));

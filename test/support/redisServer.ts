@@ -1,8 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Redis, type RedisOptions } from 'ioredis';
+import { createClient, type RedisClientOptions, type RedisClientType } from 'redis';
 import { freePort } from '../../src/demo/localRedis.js';
 
 /** A redis-server process this test started on a free loopback port. Never the machine's own 6379. */
@@ -11,6 +13,8 @@ export interface RedisServer {
   readonly url: string;
   /** A new ioredis client to this server; closed by `stop()`. */
   client(options?: RedisOptions): Redis;
+  /** A new node-redis client to this server, connecting (commands wait for it); closed by `stop()`. */
+  nodeRedis(options?: RedisClientOptions): RedisClientType;
   /** SIGKILL, then start again on the same port without persistence: every key is gone. */
   restart(): Promise<void>;
   /** Sends a signal to the server process (SIGSTOP / SIGCONT to pause it). */
@@ -18,7 +22,7 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-let checked = false;
+let checked: string | undefined;
 
 /** Servers still running. If this process ends without stopping them (a crash, a probe whose output was cut), they go with it. */
 const running = new Set<ChildProcess>();
@@ -26,19 +30,41 @@ process.on('exit', () => {
   for (const child of running) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
-/** Fails loudly when redis-server is missing: tests that need Redis must never skip silently. */
-function assertRedisServerInstalled(): void {
-  if (checked) return;
-  const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
+/** Which server the tests start: `RXLOCK_SERVER=valkey` for Valkey 8 (fetched by scripts/valkey.sh), Redis otherwise. */
+export const SERVER_KIND: 'redis' | 'valkey' = process.env.RXLOCK_SERVER === 'valkey' ? 'valkey' : 'redis';
+
+const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The server binary the tests start: Debian's redis-server, or the valkey-server that scripts/valkey.sh put in .cache/valkey. */
+export function serverBinary(): string {
+  if (SERVER_KIND === 'redis') return 'redis-server';
+  return process.env.RXLOCK_VALKEY_SERVER ?? join(REPO_ROOT, '.cache/valkey/usr/bin/valkey-server');
+}
+
+/** The matching command-line client (for `--cluster create`). */
+export function cliBinary(): string {
+  return SERVER_KIND === 'redis' ? 'redis-cli' : join(dirname(serverBinary()), 'valkey-cli');
+}
+
+/** Fails loudly when the asked server is missing: tests that need Redis must never skip silently. */
+function assertRedisServerInstalled(): string {
+  if (checked !== undefined) return checked;
+  const binary = serverBinary();
+  const probe = spawnSync(binary, ['--version'], { encoding: 'utf8' });
   if (probe.error !== undefined || probe.status !== 0) {
-    throw new Error('redis-server is not installed or not runnable; install Debian\'s package "redis-server" (.ci/run does).');
+    throw new Error(
+      SERVER_KIND === 'valkey'
+        ? `RXLOCK_SERVER=valkey but ${binary} is not runnable; run scripts/valkey.sh (.ci/run does), which puts Debian's valkey-server 8 there.`
+        : 'redis-server is not installed or not runnable; install Debian\'s package "redis-server" (.ci/run does).',
+    );
   }
-  checked = true;
+  checked = binary;
+  return binary;
 }
 
 async function launch(port: number, dir: string, extraArgs: readonly string[]): Promise<ChildProcess> {
   const child = spawn(
-    'redis-server',
+    assertRedisServerInstalled(),
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--protected-mode', 'no', ...extraArgs],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -48,7 +74,7 @@ async function launch(port: number, dir: string, extraArgs: readonly string[]): 
     let output = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`redis-server on ${port} did not start within 10 s:\n${output}`));
+      reject(new Error(`${SERVER_KIND}-server on ${port} did not start within 10 s:\n${output}`));
     }, 10_000);
     const onData = (chunk: Buffer): void => {
       output += chunk.toString();
@@ -59,9 +85,10 @@ async function launch(port: number, dir: string, extraArgs: readonly string[]): 
       }
     };
     child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`redis-server on ${port} exited with ${code}:\n${output}`));
+      reject(new Error(`${SERVER_KIND}-server on ${port} exited with ${code}:\n${output}`));
     });
   });
   child.stdout.resume();
@@ -89,6 +116,7 @@ export async function startRedis(args: readonly string[] = []): Promise<RedisSer
   }
   let process = child;
   const clients = new Set<Redis>();
+  const nodeClients = new Set<RedisClientType>();
   const exited = (p: ChildProcess): Promise<void> =>
     new Promise((resolve) => (p.exitCode !== null || p.signalCode !== null ? resolve() : p.once('exit', () => resolve())));
   return {
@@ -98,6 +126,13 @@ export async function startRedis(args: readonly string[] = []): Promise<RedisSer
       const client = new Redis({ port, host: '127.0.0.1', ...options });
       client.on('error', () => undefined);
       clients.add(client);
+      return client;
+    },
+    nodeRedis(options = {}) {
+      const client = createClient({ ...options, socket: { host: '127.0.0.1', port, ...options.socket } }) as RedisClientType;
+      client.on('error', () => undefined);
+      void client.connect().catch(() => undefined);
+      nodeClients.add(client);
       return client;
     },
     async restart() {
@@ -110,6 +145,7 @@ export async function startRedis(args: readonly string[] = []): Promise<RedisSer
     },
     async stop() {
       for (const client of clients) client.disconnect();
+      for (const client of nodeClients) if (client.isOpen) client.destroy();
       process.kill('SIGCONT');
       process.kill('SIGKILL');
       await exited(process);

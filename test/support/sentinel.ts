@@ -3,9 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis, type RedisOptions } from 'ioredis';
+import { createSentinel, type RedisSentinelType } from 'redis';
 import { eventually } from './leaks.js';
 import { startProxy, type TcpProxy } from './proxy.js';
-import { freePort, startRedis, type RedisServer } from './redisServer.js';
+import { freePort, serverBinary, startRedis, type RedisServer } from './redisServer.js';
 
 export interface SentinelGroupOptions {
   /** Replicas of the master, each replicating through its own TCP proxy (see `replicationLink`). @default 1 */
@@ -28,6 +29,8 @@ export interface SentinelGroup {
   replicationLink(replica: number): TcpProxy;
   /** A new ioredis client that finds the master through the sentinels; closed by `stop()`. */
   client(options?: RedisOptions): Redis;
+  /** A new node-redis sentinel client (createSentinel), connecting (commands wait for it); closed by `stop()`. */
+  nodeRedis(): RedisSentinelType;
   /** A direct connection to one data node; closed by `stop()`. */
   direct(server: RedisServer): Redis;
   /** The master's port as the sentinels report it. */
@@ -62,7 +65,7 @@ async function launchSentinel(masterPort: number, name: string, quorum: number, 
       '',
     ].join('\n'),
   );
-  const child: ChildProcess = spawn('redis-server', [config, '--sentinel'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(serverBinary(), [config, '--sentinel'], { stdio: ['ignore', 'pipe', 'pipe'] });
   await new Promise<void>((resolve, reject) => {
     let output = '';
     const timer = setTimeout(() => reject(new Error(`sentinel on ${port} did not start within 10 s:\n${output}`)), 10_000);
@@ -104,11 +107,14 @@ export async function startSentinelGroup(options: SentinelGroupOptions = {}): Pr
   const settings: Required<SentinelGroupOptions> = { replicas: 1, sentinels: 3, downAfterMs: 1_000, failoverTimeoutMs: 5_000, ...options };
   const name = 'rxlock-master';
   const connections = new Set<Redis>();
+  const nodeRedisSentinels = new Set<RedisSentinelType>();
   const master = await startRedis();
   const servers: RedisServer[] = [master];
   const links: TcpProxy[] = [];
   const sentinels: Awaited<ReturnType<typeof launchSentinel>>[] = [];
   const stop = async (): Promise<void> => {
+    for (const sentinel of nodeRedisSentinels) if (sentinel.isOpen) await sentinel.destroy();
+    nodeRedisSentinels.clear();
     for (const connection of connections) connection.disconnect();
     connections.clear();
     await Promise.all(sentinels.map((sentinel) => sentinel.stop()));
@@ -193,6 +199,17 @@ export async function startSentinelGroup(options: SentinelGroupOptions = {}): Pr
       redis.on('error', () => undefined);
       connections.add(redis);
       return redis;
+    },
+    nodeRedis() {
+      const sentinel = createSentinel({
+        name,
+        sentinelRootNodes: sentinels.map((entry) => ({ host: '127.0.0.1', port: entry.port })),
+        nodeClientOptions: { socket: { reconnectStrategy: () => 100 } },
+      }) as unknown as RedisSentinelType;
+      sentinel.on('error', () => undefined);
+      void sentinel.connect().catch(() => undefined);
+      nodeRedisSentinels.add(sentinel);
+      return sentinel;
     },
     direct,
     masterPort,

@@ -27,6 +27,7 @@ export function redisServerForSuite(args: readonly string[] = []): RedisServer {
       return current().url;
     },
     client: (options) => current().client(options),
+    nodeRedis: (options) => current().nodeRedis(options),
     restart: () => current().restart(),
     signal: (signal) => current().signal(signal),
     stop: () => current().stop(),

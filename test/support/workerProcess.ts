@@ -6,9 +6,9 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Redis } from 'ioredis';
 import { asyncScheduler, type Subscription } from 'rxjs';
-import { createLockClient, LockLostError, LockTimeoutError, type LockClient, type LockEvent } from '../../src/index.js';
+import { createLockClient, LockBackendError, LockLostError, LockTimeoutError, type LockClient, type LockEvent } from '../../src/index.js';
+import { lockConnection, type ClosableRedis } from './clientLibrary.js';
 import { CLOCK_OFFSET, FencedResource, now, SectionRecorder, seededRandom, type SectionRecord } from './checker.js';
 
 /** What one worker process runs. */
@@ -68,7 +68,9 @@ export interface WorkerStats {
   /** Acquisitions that ended in `LockLostError` (a lease lost, or a grant that came too late to be handed out). */
   readonly lost: number;
   readonly timeouts: number;
-  /** Errors other than the loss of a lock that reached the caller (withLock rejected with them). */
+  /** Acquisitions that Redis left unanswered for commandTimeoutMs: `LockBackendError('unavailable')`, as designed. */
+  readonly unavailable: number;
+  /** Errors other than the loss of a lock or Redis not answering that reached the caller (withLock rejected with them). */
   readonly errors: number;
   /** `events$` counts by type. */
   readonly events: Readonly<Record<string, number>>;
@@ -216,12 +218,12 @@ async function runWorker(config: WorkerConfig): Promise<void> {
   const random = seededRandom(config.seed);
   const events: Record<string, number> = {};
   let maxWaitedMs = 0;
-  const connections: Redis[] = [];
+  const connections: ClosableRedis[] = [];
   const clients: LockClient[] = [];
   const eventSubscriptions: Subscription[] = [];
   for (let i = 0; i < config.clients; i++) {
-    const redis = new Redis({ port: config.redisPort, host: '127.0.0.1', retryStrategy: () => 20 });
-    redis.on('error', () => undefined);
+    // RXLOCK_CLIENT (inherited from the test run) picks ioredis or node-redis.
+    const redis = lockConnection(config.redisPort, { retryMs: 20 });
     connections.push(redis);
     const client = createLockClient({
       redis,
@@ -238,7 +240,7 @@ async function runWorker(config: WorkerConfig): Promise<void> {
     );
     clients.push(client);
   }
-  const stats = { sections: 0, lost: 0, timeouts: 0, errors: 0 };
+  const stats = { sections: 0, lost: 0, timeouts: 0, unavailable: 0, errors: 0 };
   let stopping = false;
   // Stopping cancels the acquisitions still waiting; a section in progress ends (and is released) at once.
   const stop = new AbortController();
@@ -292,6 +294,8 @@ async function runWorker(config: WorkerConfig): Promise<void> {
             break;
           } else if (error instanceof LockTimeoutError) {
             stats.timeouts++;
+          } else if (error instanceof LockBackendError && error.code === 'unavailable') {
+            stats.unavailable++;
           } else {
             stats.errors++;
             send({ type: 'error', holder, lock, error: String(error) });
@@ -332,7 +336,7 @@ async function runWorker(config: WorkerConfig): Promise<void> {
 
   await Promise.all(clients.map((client) => client.close()));
   for (const subscription of eventSubscriptions) subscription.unsubscribe();
-  for (const redis of connections) redis.disconnect();
+  for (const redis of connections) redis.close();
   send({ type: 'done', stats: { ...stats, events, maxWaitedMs } });
   process.disconnect();
 }

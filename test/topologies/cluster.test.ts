@@ -7,6 +7,7 @@ import { startCluster, type LocalCluster } from '../support/cluster.js';
 import { eventually, sleep } from '../support/leaks.js';
 import { contend, longestGap, sectionsBetween } from './contention.js';
 import { report } from './report.js';
+import { CLIENT_LIBRARY } from '../support/clientLibrary.js';
 
 type Settings = Omit<LockClientOptions, 'redis' | 'store'>;
 
@@ -58,11 +59,20 @@ describe('on a Redis Cluster of 3 masters with a replica each', () => {
   let cluster: LocalCluster;
   let clients: LockClient[] = [];
 
+  /**
+   * A lock client on a new cluster connection of the run's library (RXLOCK_CLIENT): an ioredis Cluster with
+   * these options, or a node-redis cluster with the same kind of pub/sub.
+   */
   const client = (clusterOptions: ClusterOptions, settings: Settings = {}): LockClient => {
-    const created = createLockClient({ redis: cluster.client(clusterOptions), ...settings });
+    const created =
+      CLIENT_LIBRARY === 'node-redis'
+        ? createLockClient({ store: redisStore(cluster.nodeRedis(), { shardedPubSub: clusterOptions.shardedSubscribers === true }), ...settings })
+        : createLockClient({ redis: cluster.client(clusterOptions), ...settings });
     clients.push(created);
     return created;
   };
+  /** The tests that look into ioredis's own calls or options run on ioredis only; the reshard and failover tests run on both. */
+  const ioredisOnly = it.runIf(CLIENT_LIBRARY === 'ioredis');
 
   beforeAll(async () => {
     cluster = await startCluster({ masters: 3, replicasPerMaster: 1, nodeTimeoutMs: 1_000 });
@@ -82,7 +92,7 @@ describe('on a Redis Cluster of 3 masters with a replica each', () => {
     expect(clean ? left : left).toEqual({ keys: [], channels: [] });
   });
 
-  it('wakes a waiter with sharded pub/sub: a shard channel on the slot’s master, one shard’s bus traffic per release', async () => {
+  ioredisOnly('wakes a waiter with sharded pub/sub: a shard channel on the slot’s master, one shard’s bus traffic per release', async () => {
     const holder = client({ shardedSubscribers: true });
     const waiter = client({ shardedSubscribers: true });
     const channel = 'redisson_lock__channel:{sharded}';
@@ -111,7 +121,7 @@ describe('on a Redis Cluster of 3 masters with a replica each', () => {
     report('cluster', 'sharded wake-up', { wakeMs: Math.round(acquiredAt - releasedAt), busMessagesPerUnlock: (after.sharded - before.sharded) / 2 });
   });
 
-  it('falls back to classic pub/sub when the Cluster was created without shardedSubscribers', async () => {
+  ioredisOnly('falls back to classic pub/sub when the Cluster was created without shardedSubscribers', async () => {
     const holder = client({});
     const waiter = client({});
     const handle = await holder.acquire('classic');
@@ -129,7 +139,7 @@ describe('on a Redis Cluster of 3 masters with a replica each', () => {
     expect(() => redisStore(cluster.client({}), { shardedPubSub: true })).toThrow(/shardedSubscribers: true/);
   });
 
-  it('renews 300 holds spread over every master in one script per slot and round, and loses none', async () => {
+  ioredisOnly('renews 300 holds spread over every master in one script per slot and round, and loses none', async () => {
     // Every renewal script the client sends: its keys (all must share a slot) and how many holds it renews.
     const renewals: { slots: Set<number>; holds: number }[] = [];
     const redis = cluster.client({ shardedSubscribers: true });
@@ -197,7 +207,7 @@ describe('on a Redis Cluster of 3 masters with a replica each', () => {
       for (const name of names) expect(after.some((section) => section.name === name)).toBe(true);
       const gap = longestGap(run.stats, names, migrationStart, migrationEnd + 2_000);
       const wakeAfterMigrationMs = await expectWokenByMessage(cluster, contenders[0]!, contenders[1]!, names[0]!, sharded);
-      report('cluster', `reshard mid-run (${sharded ? 'sharded' : 'classic'})`, {
+      report(`cluster, ${CLIENT_LIBRARY}`, `reshard mid-run (${sharded ? 'sharded' : 'classic'})`, {
         sections: run.stats.sections.length,
         duringMigration: during.length,
         afterMigration: after.length,
@@ -247,7 +257,7 @@ describe('on a Redis Cluster of 3 masters with a replica each', () => {
       const wakeAfterFailoverMs = await expectWokenByMessage(cluster, onVictimClients[0]!, onVictimClients[1]!, onVictim[0]!, true);
       const resumed = sectionsBetween(run.stats, onVictim, promotedAt)[0]?.start;
       const othersDuringOutage = sectionsBetween(elsewhere.stats, others, killedAt, promotedAt).length;
-      report('cluster', `master failover (replicas: ${replicas})`, {
+      report(`cluster, ${CLIENT_LIBRARY}`, `master failover (replicas: ${replicas})`, {
         failoverMs: Math.round(promotedAt - killedAt),
         healthyAfterMs: Math.round(healthyAt - killedAt),
         victimNamesResumedAfterMs: Math.round((resumed ?? NaN) - killedAt),

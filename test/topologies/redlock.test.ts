@@ -16,6 +16,7 @@ import { eventually, sleep } from '../support/leaks.js';
 import { startRedis, type RedisServer } from '../support/redisServer.js';
 import { contend, longestGap, sectionsBetween } from './contention.js';
 import { report } from './report.js';
+import { lockConnection, type ClosableRedis } from '../support/clientLibrary.js';
 
 /** Counts the scripts sent through an ioredis client, to show that refused input sends nothing. */
 function counted(redis: Redis): { redis: RedisLike; scripts: () => number } {
@@ -37,7 +38,7 @@ describe('Redlock over 5 independent masters', () => {
   let servers: RedisServer[] = [];
   let clients: RedlockClient[] = [];
   /** The connections the test gave its Redlock clients: theirs to use, the test's to close. */
-  let connections: Redis[] = [];
+  let connections: ClosableRedis[] = [];
   let admins: Redis[] = [];
   /** Servers a test killed; restarted (empty) after it. */
   const dead = new Set<RedisServer>();
@@ -49,7 +50,8 @@ describe('Redlock over 5 independent masters', () => {
   };
 
   const client = (options: RedlockClientOptions = {}): RedlockClient => {
-    const given = servers.map((server) => server.client());
+    // RXLOCK_CLIENT picks the library of the masters' connections.
+    const given = servers.map((server) => lockConnection(server.port));
     connections.push(...given);
     const created = createRedlockClient(given, options);
     clients.push(created);
@@ -70,7 +72,7 @@ describe('Redlock over 5 independent masters', () => {
     clients = [];
     // Commands queued for a killed instance would be re-sent to it once restarted, after ioredis's reconnect
     // back-off, and write keys after the test: its connections go (with their queues) before the restart.
-    for (const connection of connections) connection.disconnect();
+    for (const connection of connections) connection.close();
     connections = [];
     for (const server of dead) await server.restart();
     dead.clear();
@@ -249,7 +251,7 @@ describe('Redlock over 5 independent masters', () => {
     admins = servers.map((server) => server.client());
     const watched = servers.map((server) => counted(server.client()));
     expect(() => createRedlockClient([])).toThrow(/non-empty array/);
-    expect(() => createRedlockClient([{} as RedisLike])).toThrow(/instances\[0\] must be an ioredis Redis or Cluster/);
+    expect(() => createRedlockClient([{} as RedisLike])).toThrow(/instances\[0\] must be an ioredis client \(Redis or Cluster.*or a node-redis client/);
     expect(() => createRedlockClient([watched[0]!.redis, watched[0]!.redis])).toThrow(/instances\[1\] is the same client as instances\[0\]/);
     expect(() => createRedlockClient([watched[0]!.redis], { instanceTimeoutMs: 5_000 })).toThrow(RangeError);
     expect(() => createRedlockClient([watched[0]!.redis], { handoffMs: 10 } as RedlockClientOptions)).toThrow(/unknown option "handoffMs"/);

@@ -22,7 +22,9 @@ describe('the package’s types resolve from a user’s project', { timeout: 60_
       "import { createLockClient, type Lease } from 'rxlock';",
       "import { createMemoryStore } from 'rxlock/testing';",
       "import { instrumentLocks } from 'rxlock/otel';",
+      "import { RxlockModule, WithLock } from 'rxlock/nestjs';",
       'export const used: [typeof createLockClient, typeof createMemoryStore, typeof instrumentLocks, Lease?] = [createLockClient, createMemoryStore, instrumentLocks];',
+      'export const nest: [typeof RxlockModule, typeof WithLock] = [RxlockModule, WithLock];',
       '',
     ].join('\n'),
   );
@@ -33,7 +35,7 @@ describe('the package’s types resolve from a user’s project', { timeout: 60_
     return ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
   };
 
-  it('with classic "node" resolution (what "module": "commonjs" implies): rxlock/testing and rxlock/otel through typesVersions', () => {
+  it('with classic "node" resolution (what "module": "commonjs" implies): rxlock/testing, rxlock/otel and rxlock/nestjs through typesVersions', () => {
     // eslint-disable-next-line @typescript-eslint/no-deprecated -- deprecated in TypeScript 6, still what such projects compile with
     const node10 = ts.ModuleResolutionKind.Node10;
     expect(errorsUnder({ module: ts.ModuleKind.CommonJS, moduleResolution: node10, ignoreDeprecations: '6.0' })).toEqual([]);

@@ -15,7 +15,7 @@ interface DemoFlags {
 export function registerDemo(program: Command, io: CliIo): void {
   program
     .command('demo')
-    .description('several workers contend for one lock, each acquisition on a live timeline (the same as npm run demo)')
+    .description('several workers contend for one lock, shown live, then a summary (the same as npm run demo)')
     .option('-d, --duration <seconds>', 'how long to run', positive, 6)
     .option('-w, --workers <count>', 'how many contending workers', positive, 4)
     .option('--lock <name>', 'the lock they contend for', 'demo:orders')

@@ -20,6 +20,15 @@ SCAN, never KEYS; a plain name is looked up directly and is an error when there 
 something else. WAITERS lists the waiters Redis knows by name (a fair lock's queue, rxlock's waiters of a lock) and
 the client connections subscribed to the object's wake-up channel (all Redis knows of Redisson's waiters).
 
+Random client ids (UUIDs, the default when a client is not given a clientId) and permit ids are shortened to
+the shortest prefix, from 8 characters, that tells those shown apart ("3f1e2a9b…:#1"); --json prints them
+whole. Give each client a clientId ("billing-1") to see who holds what by name.
+
+KIND lock* is a held lock that nobody waits for: a fair lock's queue keys go with its last waiter, so a fair
+lock with an empty queue is the same hash as a lock, and Redis cannot tell which it is (--json says "lock").
+"last token N" is the name's fencing counter, the token the last fenced acquisition drew: the holder's token
+if the holder asked for fencing, which Redis does not record.
+
 Examples:
   rxlock ls                       every lock-family object
   rxlock ls 'orders:*' --json     as JSON, for scripts

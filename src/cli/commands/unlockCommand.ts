@@ -23,7 +23,10 @@ What --force does depends on what the name is (as Redisson's forceUnlock does, w
   readWriteLock    deleted with its readers' timeout keys; a writer (after a read lock) or everyone (after a write lock) is woken
   leasedSemaphore  every leased permit is taken back, as if its lease ran out; waiters are woken
   latch            opened (count → 0); everyone awaiting it is released
-A plain semaphore has no holder to unlock. Holders of a force-unlocked lock learn at their next renewal.
+A plain semaphore has no holder to unlock. Nobody tells the holder: it keeps working until its next renewal
+finds the lock gone (at most its renewal interval, a third of watchdogTimeoutMs: 10 s with rxlock's and
+Redisson's defaults; a hold with a fixed lease, until the lease ends), while a waiter may already hold the
+lock. Only writes checked against fencing tokens are safe from the two of them overlapping.
 On a cluster waiters are woken with classic PUBLISH unless --sharded-pubsub is given; waiters listening the
 other way still retry by themselves when the old holder's TTL would have run out.
 
@@ -54,6 +57,8 @@ export function registerUnlock(program: Command, io: CliIo): void {
           return;
         }
         io.stderr.write(`${plan.description}\n`);
+        const keepsWorking = HOLDERS_KEEP_WORKING[object.kind];
+        if (keepsWorking !== undefined && object.holders.length > 0) io.stderr.write(`${keepsWorking}\n`);
         if (!(await confirm(io, `Force-unlock "${name}" on ${connection.address}? [y/N] `))) throw new CliError('not confirmed; nothing changed');
         // While the operator read the prompt, the dead holder's key may have expired and a waiter taken the lock.
         const recheck = async (): Promise<void> => {
@@ -68,6 +73,17 @@ export function registerUnlock(program: Command, io: CliIo): void {
       });
     });
 }
+
+const KEEP_WORKING =
+  'keeps working until its next renewal finds it gone: at most its renewal interval (10 s with the default watchdogTimeoutMs), or until a fixed lease ends. Meanwhile a waiter may take it; only writes checked against fencing tokens are safe.';
+
+/** What the prompt says the holders of each kind do after a force-unlock: nobody tells them. */
+const HOLDERS_KEEP_WORKING: Partial<Record<LockObject['kind'], string>> = {
+  lock: `Its holder is not told: it ${KEEP_WORKING}`,
+  fairLock: `Its holder is not told: it ${KEEP_WORKING}`,
+  readWriteLock: `Its holders are not told: each ${KEEP_WORKING}`,
+  leasedSemaphore: `Their holders are not told: each keeps using its permit until its next renewal finds it gone: at most its renewal interval (10 s with the default watchdogTimeoutMs), or until a fixed lease ends.`,
+};
 
 /** The kind and holders of an object, as the prompt named them. */
 function holdersOf(object: LockObject): string {

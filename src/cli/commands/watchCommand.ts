@@ -20,6 +20,9 @@ interface WatchOptions {
   readonly kind?: Set<ObjectKind>;
 }
 
+/** `--once` prints its first refresh at once; with `--interval` given it waits for a second one, to measure rates over it. */
+type OnceRefreshes = 1 | 2;
+
 const HELP = `
 Redis keeps no history, so watch compares refreshes: "+" marks objects that appeared, "-" ones that went
 (both for 3 s). HANDOFFS/S counts holders that were not there at the previous refresh, over the last 10 s: a
@@ -27,9 +30,13 @@ lower bound, since a refresh sees only the holder of that moment. LONGEST WAIT i
 of a lock (Redis records when they started); otherwise it counts from the refresh that first saw the waiter
 ("≥"). Watch only reads: it subscribes to nothing, so it cannot change how locks are handed over.
 
+--once prints the first refresh and exits; a rate needs two refreshes, so HANDOFFS/S shows "–" unless
+--interval is given too, in which case it waits that long for a second refresh and measures over it.
+
 Examples:
   rxlock watch 'orders:*'
-  rxlock watch --once --interval 500     one frame (two refreshes 500 ms apart), then exit`;
+  rxlock watch --once                    one frame, at once
+  rxlock watch --once --interval 500     one frame, with handoff rates over two refreshes 500 ms apart`;
 
 export function registerWatch(program: Command, io: CliIo): void {
   program
@@ -37,14 +44,15 @@ export function registerWatch(program: Command, io: CliIo): void {
     .description('a live view that refreshes in place: locks coming and going, TTLs, handoffs per second, longest wait')
     .argument('[pattern]', 'Redis glob over names', '*')
     .option('-i, --interval <ms>', 'time between refreshes', milliseconds(100), 1_000)
-    .option('--once', 'print one frame (after two refreshes, so that rates can be measured) and exit')
+    .option('--once', 'print one frame and exit (with --interval: after two refreshes, so that rates can be measured)')
     .addOption(new Option('--kind <kinds>', KIND_HELP).argParser(parseKinds))
     .addHelpText('after', HELP)
     .action(async (pattern: string, options: WatchOptions, command: Command) => {
       const flags = globalFlags(command);
       const colors = chooseColors(io.stdout, flags.color);
+      const refreshes: OnceRefreshes = command.getOptionValueSource('interval') === 'default' ? 1 : 2;
       await withConnection(flags, { reconnect: options.once !== true }, (connection) =>
-        options.once === true ? printOnce(io, connection, pattern, options, colors) : watchLive(io, connection, pattern, options, colors),
+        options.once === true ? printOnce(io, connection, pattern, options, refreshes, colors) : watchLive(io, connection, pattern, options, colors),
       );
     });
 }
@@ -53,14 +61,15 @@ function frames(connection: Connection, pattern: string, options: WatchOptions) 
   return watchFrames(() => listObjects(connection, pattern, { kinds: options.kind }), new WatchState(), options.interval, monotonicScheduler);
 }
 
-function context(connection: Connection, pattern: string, options: WatchOptions, live: boolean): FrameContext {
-  return { pattern, address: connection.address, intervalMs: options.interval, clock: new Date().toLocaleTimeString('en-GB'), live };
+function context(connection: Connection, pattern: string, intervalMs: number | undefined, live: boolean): FrameContext {
+  return { pattern, address: connection.address, intervalMs, clock: new Date().toLocaleTimeString('en-GB'), live };
 }
 
-async function printOnce(io: CliIo, connection: Connection, pattern: string, options: WatchOptions, colors: Colors): Promise<void> {
-  const frame = await lastValueFrom(frames(connection, pattern, options).pipe(skip(1), take(1)));
+async function printOnce(io: CliIo, connection: Connection, pattern: string, options: WatchOptions, refreshes: OnceRefreshes, colors: Colors): Promise<void> {
+  const frame = await lastValueFrom(frames(connection, pattern, options).pipe(skip(refreshes - 1), take(1)));
   if (frame.error !== undefined) throw new CliError(`watch: ${frame.error} (${connection.address})`);
-  io.stdout.write(`${renderWatchFrame(frame, context(connection, pattern, options, false), colors)}\n`);
+  const intervalMs = refreshes === 1 ? undefined : options.interval;
+  io.stdout.write(`${renderWatchFrame(frame, context(connection, pattern, intervalMs, false), colors)}\n`);
 }
 
 /** Redraws in place on a terminal (appends frames otherwise) until interrupted, then leaves the last frame and the cursor as they were. */
@@ -68,7 +77,7 @@ function watchLive(io: CliIo, connection: Connection, pattern: string, options: 
   const draw = io.stdout.isTTY ? createLogUpdate(io.stdout) : undefined;
   return new Promise<void>((resolve) => {
     const subscription = frames(connection, pattern, options).subscribe((frame) => {
-      const text = renderWatchFrame(frame, context(connection, pattern, options, draw !== undefined), colors);
+      const text = renderWatchFrame(frame, context(connection, pattern, options.interval, draw !== undefined), colors);
       if (draw === undefined) io.stdout.write(`${text}\n\n`);
       else draw(text);
     });

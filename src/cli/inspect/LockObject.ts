@@ -2,7 +2,8 @@
  * What `rxlock ls --json` prints: one entry per lock-family object, recognised by its Redis layout.
  * Durations are milliseconds; `null` means "never expires".
  */
-export type LockObject = LockLike | ReadWriteLockObject | SemaphoreObject | LeasedSemaphoreObject | LatchObject | FencingCounterObject | SemaphoreOrLatchObject;
+export type LockObject =
+  LockLike | ReadWriteLockObject | GroupLockObject | SemaphoreObject | LeasedSemaphoreObject | LatchObject | FencingCounterObject | SemaphoreOrLatchObject;
 
 export type ObjectKind = LockObject['kind'];
 
@@ -11,6 +12,7 @@ export const OBJECT_KINDS: readonly ObjectKind[] = [
   'lock',
   'fairLock',
   'readWriteLock',
+  'groupLock',
   'semaphore',
   'leasedSemaphore',
   'latch',
@@ -77,6 +79,16 @@ export interface LockLike extends ObjectBase {
 export interface ReadWriteLockObject extends ObjectBase {
   readonly kind: 'readWriteLock';
   readonly mode: 'read' | 'write';
+}
+
+/**
+ * Values locked together in one hash (Redisson's RedissonFasterMultiLock, rxlock's `groupLock$`): a holder is an
+ * owner, its holds the values it has, and its TTL the time until the first of them runs out.
+ */
+export interface GroupLockObject extends ObjectBase {
+  readonly kind: 'groupLock';
+  /** Values held right now (their hold's expiry still ahead). */
+  readonly values: number;
 }
 
 export interface SemaphoreObject extends ObjectBase {

@@ -47,7 +47,7 @@ export function classify(layout: RawLayout, subscribers: SubscriberCounts, kinds
     case 'hash': {
       if (layout.hash.has('mode')) return readWriteLock(layout, unqueued(keys.readWriteChannel));
       const holders = lockHolders(layout.hash);
-      if (holders === undefined) return { found: 'foreign', type: 'hash' };
+      if (holders === undefined) return groupLock(layout, unqueued(keys.groupChannel)) ?? { found: 'foreign', type: 'hash' };
       return found({ ...lockLike(holders), kind: hasQueue ? 'fairLock' : 'lock' });
     }
     case 'string': {
@@ -104,6 +104,33 @@ function lockHolders(hash: ReadonlyMap<string, string>): Holder[] | undefined {
     holders.push({ id, holds: Number(count) });
   }
   return holders;
+}
+
+/** A group lock's value field: Redisson's hash of the value, 16 bytes in base64 without its `==`. */
+const GROUP_VALUE = /^[A-Za-z0-9+/]{22}$/;
+const GROUP_HOLD_FIELD = /^([A-Za-z0-9+/]{22}):(.+):(expire_time|lock_count)$/;
+
+/**
+ * A group lock (`groupLock$`, Redisson's RedissonFasterMultiLock), or undefined when the hash is not one: every
+ * field is a value (→ its owner's `<clientId>:<owner>`) or one of an owner's `<value>:<owner>:expire_time` /
+ * `lock_count` (→ an integer). An owner holds a value while its expiry (server time, ms) is ahead.
+ */
+function groupLock(layout: RawLayout, waiters: Waiters): Recognition | undefined {
+  const owners = new Map<string, string>();
+  for (const [field, value] of layout.hash) {
+    if (GROUP_VALUE.test(field) && value.includes(':')) owners.set(field, value);
+    else if (!GROUP_HOLD_FIELD.test(field) || !INTEGER.test(value)) return undefined;
+  }
+  const held = new Map<string, { values: number; until: number }>();
+  for (const [value, owner] of owners) {
+    const until = Number(layout.hash.get(`${value}:${owner}:expire_time`) ?? Number.NaN);
+    if (!(until > layout.serverTimeMs)) continue;
+    const holder = held.get(owner);
+    held.set(owner, { values: (holder?.values ?? 0) + 1, until: Math.min(holder?.until ?? Infinity, until) });
+  }
+  const holders = [...held].map(([id, { values, until }]): Holder => ({ id, holds: values, ttlMs: until - layout.serverTimeMs }));
+  const values = holders.reduce((sum, holder) => sum + holder.holds, 0);
+  return found({ name: layout.name, ttlMs: ttl(layout.mainTtlMs), kind: 'groupLock', values, holders, waiters });
 }
 
 function readWriteLock(layout: RawLayout, waiters: Waiters): Recognition {

@@ -1,6 +1,10 @@
-import { latchChannel } from '../../primitives/latch/latchKeys.js';
+import { fairLockKeys } from '../../primitives/fairLock/fairLockKeys.js';
+import { groupLockKeys } from '../../primitives/groupLock/groupLockKeys.js';
+import { latchKeys } from '../../primitives/latch/latchKeys.js';
+import { leasedSemaphoreKeys } from '../../primitives/leasedSemaphore/leasedSemaphoreKeys.js';
 import { lockKeys } from '../../primitives/lock/lockKeys.js';
-import { prefixed, suffixed } from '../../store/keys.js';
+import { readWriteLockKeys } from '../../primitives/readWriteLock/readWriteLockKeys.js';
+import { semaphoreKeys } from '../../primitives/semaphore/semaphoreKeys.js';
 
 /** Every key and channel a lock-family object named `name` may use, in Redisson's layout plus rxlock's own keys. */
 export interface FamilyKeys {
@@ -25,29 +29,36 @@ export interface FamilyKeys {
   /** A reader's timeout keys are `<readerTimeoutBase>:<field>:rwlock_timeout:<k>`. */
   readonly readerTimeoutBase: string;
   readonly lockChannel: string;
+  /** Group lock (Redisson's RedissonFasterMultiLock): the lock channel, where its releases wake its waiters. */
+  readonly groupChannel: string;
   readonly readWriteChannel: string;
   readonly semaphoreChannel: string;
   readonly latchChannel: string;
 }
 
+/** The keys as the primitives themselves build them (their `*Keys.ts`), so the CLI never names a key another way. */
 export function familyKeys(name: string): FamilyKeys {
   const lock = lockKeys(name);
+  const fair = fairLockKeys(name);
+  const readWrite = readWriteLockKeys(name);
+  const semaphore = semaphoreKeys(name);
   return {
     main: name,
-    queue: prefixed('redisson_lock_queue', name),
-    queueTimeouts: prefixed('redisson_lock_timeout', name),
-    permitLeases: suffixed(name, 'timeout'),
+    queue: fair.queue,
+    queueTimeouts: fair.timeouts,
+    permitLeases: leasedSemaphoreKeys(name).timeouts,
     token: lock.token,
     handoff: lock.handoff,
     holds: lock.holds,
     waiters: lock.waiters,
-    ops: prefixed('rxlock_ops', name),
-    readerTimeoutBase: name.includes('{') ? name : `{${name}}`,
+    ops: semaphore.ops,
+    readerTimeoutBase: readWrite.timeoutBase,
     lockChannel: lock.channel,
-    readWriteChannel: prefixed('redisson_rwlock', name),
-    semaphoreChannel: prefixed('redisson_sc', name),
+    groupChannel: groupLockKeys(name).channel,
+    readWriteChannel: readWrite.channel,
+    semaphoreChannel: semaphore.channel,
     // Redisson wraps the latch's name in braces whether or not it has a hash tag already.
-    latchChannel: latchChannel(name),
+    latchChannel: latchKeys(name).channel,
   };
 }
 

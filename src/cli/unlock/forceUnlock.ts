@@ -13,6 +13,8 @@ import { latchKeys, latchPublishArgs } from '../../primitives/latch/latchKeys.js
 import { latchOpenScript } from './latchOpenScript.js';
 import { forceUnlockAnyKind, type ForceUnlocked, type RunScript } from '../../primitives/lock/forceUnlockAnyKind.js';
 import type { LockKind } from '../../primitives/lock/lockKind.js';
+import { groupLockKeys } from '../../primitives/groupLock/groupLockKeys.js';
+import { groupLockForceUnlockScript } from './groupLockForceUnlockScript.js';
 import { leasedSemaphoreRevokeScript } from './leasedSemaphoreRevokeScript.js';
 
 /** What `unlock --force` will do to one object: said before asking, done after. */
@@ -31,7 +33,8 @@ export interface ForceUnlockPlan {
 /**
  * How each kind is force-unlocked, as its Redisson counterpart does it: a lock, a fair lock and a read-write
  * lock as the client's own `forceUnlock` does (`forceUnlockAnyKind`): deleted, and their waiters woken as a
- * release of that kind wakes them; a semaphore with leased permits by taking every permit back; a latch by
+ * release of that kind wakes them; a group lock by freeing all its values and waking every waiter; a semaphore
+ * with leased permits by taking every permit back; a latch by
  * opening it. A plain semaphore has no holder to unlock, and a fencing counter without its lock is not held:
  * both are errors.
  */
@@ -69,6 +72,19 @@ export function planForceUnlock(object: LockObject): ForceUnlockPlan {
             : `unlocked ${what(done.kind, name)} (was held by ${holders})`;
         },
       );
+    case 'groupLock': {
+      if (object.holders.length === 0) throw notHeld(name, 'no value of the group is held');
+      const group = groupLockKeys(name);
+      const owners = object.holders.map((holder) => `${holder.id} (${plural(holder.holds, 'value')})`).join(', ');
+      return scriptPlan(
+        `Free all ${plural(object.values, 'value')} of group lock "${name}" held by ${owners} and wake every waiter.`,
+        [group.lock],
+        groupLockForceUnlockScript,
+        [group.lock, group.channel, group.holds],
+        (publish) => [publish],
+        (freed) => (freed > 0 ? `unlocked group lock "${name}" (${plural(freed, 'value')}, held by ${owners})` : `group lock "${name}" was already free`),
+      );
+    }
     case 'leasedSemaphore':
       if (object.holders.length === 0) throw notHeld(name, 'no permit is leased');
       return scriptPlan(

@@ -15,10 +15,11 @@ export interface FairLockKeys {
   /** ZSET waiting field → server time (ms) after which it counts as dead. Redisson's `redisson_lock_timeout:{name}`. */
   readonly timeouts: string;
   /**
-   * HASH waiting field → `<epoch> <leaseMs> <fencing> <waitId> <holdId>` (what a release needs to hand the
+   * HASH waiting field → `<epoch> <leaseMs> <fencing 0|1>[d] <waitId> <holdId>` (`d`: it takes direct
+   * hand-offs; what a release needs to hand the
    * lock to an rxlock waiter directly), or `<epoch>` alone for a waiter of another client (Redisson's); and
-   * `grants` → how many heads left the line with the lock. A waiter's deadline is its `timeouts` score less
-   * one share per grant since its epoch (see `fairQueue`). Deleted with the line's last waiter. Ours.
+   * `grants` → how many heads left the queue with the lock. A waiter's deadline is its `timeouts` score less
+   * one share per grant since its epoch (see `fairQueue`). Deleted with the queue's last waiter. Ours.
    */
   readonly waiters: string;
   /** STRING counter of fencing tokens. Redisson's `redisson_lock_token:{name}`. */
@@ -57,7 +58,7 @@ function buildFairLockKeys(fullName: string): FairLockKeys {
   return { ...keys, list: [keys.lock, keys.holds, keys.queue, keys.timeouts, keys.waiters, keys.token] };
 }
 
-/** The channel a release publishes to when `field` is at the head of the line. Redisson's per-waiter channel. */
+/** The channel a release publishes to when `field` is at the head of the queue. Redisson's per-waiter channel. */
 export function waiterChannel(keys: FairLockKeys, field: string): string {
   return `${keys.channelPrefix}:${field}`;
 }

@@ -2,6 +2,7 @@ import type { MemoryDb, RedisType } from '../../store/memory/MemoryDb.js';
 import { ScriptError, WRONGTYPE_REPLY } from '../../store/Script.js';
 import { LUA_CHECKED_CALL } from '../../store/wrongType.js';
 import { drawHandOffFirst, HANDED_OVER, LUA_DRAW_HAND_OFF_FIRST } from '../handedOver.js';
+import { grantMessage, LUA_HAND_OFF_MESSAGES, nextMessage } from '../../engine/handOff/handOffMessage.js';
 
 /**
  * The part the fair lock scripts share, written twice: `FAIR_LUA_FUNCTIONS` opens each Lua script and
@@ -9,16 +10,19 @@ import { drawHandOffFirst, HANDED_OVER, LUA_DRAW_HAND_OFF_FIRST } from '../hande
  *
  * KEYS: lock, holds, queue, timeouts, waiters, token (see `FairLockKeys`).
  * ARGV (the same for every script, see `fairArgv`): leaseMs, field, holdId ('' for an owner that never
- * re-enters), waitId, flags, waiterTimeoutMs, channel prefix. The flags are letters: `q` take or keep a
- * place in the line, `f` fencing, `d` hand the lock over directly, `s` sharded pub/sub (SPUBLISH).
+ * re-enters), waitId, flags, waiterTimeoutMs, channel prefix, confirmMs (how long a lock handed over
+ * directly lasts until its new holder confirms it). The flags are letters: `q` take or keep a
+ * place in the queue, `f` fencing, `d` direct hand-offs (for an attempt: this waiter takes one; for a release
+ * or leave: it may hand the lock over directly), `n` non-reentrant (an attempt by an owner that holds the lock is
+ * refused with `RXLOCK_REENTRY`), `s` sharded pub/sub (SPUBLISH).
  *
- * Deadlines follow Redisson's accounting, so that both can share a line: a waiter's deadline is its last
+ * Deadlines follow Redisson's accounting, so that both can share a queue: a waiter's deadline is its last
  * sign of life plus one `waiterTimeoutMs` share for itself and one for every waiter ahead of it; every
  * grant and every waiter that leaves brings the deadlines behind one share closer; a dead waiter is
  * dropped when it reaches the head with its deadline passed. Times are the server's (TIME), never a client's.
  *
  * A grant does not rewrite every deadline (Redisson's ZINCRBY each: the costliest part of a hand-off with
- * a long line). The waiters hash counts the grants (`grants`) and records, for every waiter in line, the
+ * a long queue). The waiters hash counts the grants (`grants`) and records, for every waiter in the queue, the
  * count when its deadline was written (its epoch); its deadline is then the ZSET score minus one share per
  * grant since. Only the head's deadline is ever compared with the time, so that is the only one worked
  * out. A waiter the hash does not know (a Redisson waiter) is registered at the first grant after it
@@ -34,12 +38,12 @@ import { drawHandOffFirst, HANDED_OVER, LUA_DRAW_HAND_OFF_FIRST } from '../hande
  * wrote before that point is a step complete in itself (dead waiters dropped, a fencing token drawn, a lock
  * released). Arguments go to Redis as strings: Redis 7.0 formats a Lua number with `%.17g`, which costs
  * more than most of the commands. TIME is read only when a deadline is needed. Each script answers its
- * common case (a free lock, nobody in line) before it sets these functions up, and defines `checkedCall`
+ * common case (a free lock, nobody in the queue) before it sets these functions up, and defines `checkedCall`
  * (`LUA_CHECKED_CALL`) ahead of them.
  */
 export const FAIR_LUA_FUNCTIONS = `
 local lease, field, hold, waitId, flags = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-local leaseMs, share, channelPrefix = tonumber(lease), tonumber(ARGV[6]), ARGV[7]
+local leaseMs, share, channelPrefix, confirm = tonumber(lease), tonumber(ARGV[6]), ARGV[7], tonumber(ARGV[8] or '0')
 local enqueue, fencing = string.find(flags, 'q', 1, true) ~= nil, string.find(flags, 'f', 1, true) ~= nil
 local direct, publish = string.find(flags, 'd', 1, true) ~= nil, 'publish'
 if string.find(flags, 's', 1, true) then publish = 'spublish' end
@@ -71,11 +75,11 @@ local function lagOf(details, grants)
   return math.max(0, tonumber(grants) - epoch)
 end
 
--- The head of the line (false if nobody waits), its deadline and details, and the grant count, once the heads
+-- The head of the queue (false if nobody waits), its deadline and details, and the grant count, once the heads
 -- whose deadline passed are dropped, as Redisson drops them. first: the head, if the caller read it already.
--- A line that empties so keeps no waiters hash: its grant count starts from 0 again anyway.
+-- A queue that empties so keeps no waiters hash: its grant count starts from 0 again anyway.
 local head, headDeadline, headDetails, grants = false, nil, nil, nil
-local function headOfLine(first)
+local function headOfQueue(first)
   local dropped = false
   while true do
     head = first or on(3, 'lindex', '0')
@@ -98,25 +102,25 @@ local function headOfLine(first)
   end
 end
 
--- Registers the waiters in line that the waiters hash does not know (Redisson's) as of the grant before
--- count, and drops the details of waiters no longer in line (Redisson took them out).
+-- Registers the waiters in the queue that the waiters hash does not know (Redisson's) as of the grant before
+-- count, and drops the details of waiters no longer in the queue (Redisson took them out).
 local function reconcile(count)
-  local line = on(3, 'lrange', '0', '-1')
-  local inLine = {}
-  for _, waiter in ipairs(line) do inLine[waiter] = true end
+  local queue = on(3, 'lrange', '0', '-1')
+  local inQueue = {}
+  for _, waiter in ipairs(queue) do inQueue[waiter] = true end
   for _, known in ipairs(on(5, 'hkeys')) do
-    if known ~= 'grants' and not inLine[known] then on(5, 'hdel', known) end
+    if known ~= 'grants' and not inQueue[known] then on(5, 'hdel', known) end
   end
-  for from = 1, #line, 1000 do
-    local upTo = math.min(from + 999, #line)
-    local details = on(5, 'hmget', unpack(line, from, upTo))
+  for from = 1, #queue, 1000 do
+    local upTo = math.min(from + 999, #queue)
+    local details = on(5, 'hmget', unpack(queue, from, upTo))
     for i = from, upTo do
-      if not details[i - from + 1] then on(5, 'hset', line[i], int(count - 1)) end
+      if not details[i - from + 1] then on(5, 'hset', queue[i], int(count - 1)) end
     end
   end
 end
 
--- The head left the line with the lock: every deadline behind comes one share closer, by counting the grant.
+-- The head left the queue with the lock: every deadline behind comes one share closer, by counting the grant.
 local function headGranted()
   local left = on(4, 'zcard')
   if left == 0 then
@@ -134,17 +138,21 @@ local function moveUpFrom(position)
   end
 end
 
--- The lock is free: the head of the line gets it. An rxlock head whose client listens gets it directly
+-- The lock is free: the head of the queue gets it. An rxlock head whose client listens gets it directly
 -- (the message carries the grant; true); any other head hears Redisson's 0 and takes it with its next attempt.
 local function handOff(first)
-  -- Defined here, not with the others: only a hand-off needs it, and the acquire script need not build it.
+  -- Defined here, not with the others: only a hand-off needs them, and the acquire script need not build them.
   ${LUA_DRAW_HAND_OFF_FIRST}
-  headOfLine(first)
+  ${LUA_HAND_OFF_MESSAGES}
+  headOfQueue(first)
   if not head then return false end
   local channel = channelPrefix .. ':' .. head
   local headLease, headFencing, headWait, headHold
   if direct and headDetails then
-    headLease, headFencing, headWait, headHold = string.match(headDetails, '^%d+ (%d+) ([01]) (%S+) (%S*)$')
+    local accepts
+    headLease, headFencing, accepts, headWait, headHold = string.match(headDetails, '^%d+ (%d+) ([01])(d?) (%S+) (%S*)$')
+    -- A head that takes no direct hand-off (a fixed lease longer than the confirmation window) hears 0 instead.
+    if accepts ~= 'd' then headLease = nil end
   end
   if headLease then
     local numsub = 'numsub'
@@ -163,16 +171,25 @@ local function handOff(first)
   on(4, 'zrem', head)
   headGranted()
   on(1, 'hset', head, '1')
-  on(1, 'pexpire', headLease)
-  if headHold ~= '' then on(2, 'pexpire', headLease) end
-  redis.call(publish, channel, 'rxlock:grant ' .. int(token) .. ' ' .. nowUs .. ' ' .. headWait .. ' ' .. headHold)
+  -- Until its holder confirms it, the lock lasts a short window: a head that cannot use it (frozen, cut off,
+  -- dead) keeps it from the others that long at most.
+  local handedTtl = int(math.min(tonumber(headLease), confirm))
+  on(1, 'pexpire', handedTtl)
+  if headHold ~= '' then on(2, 'pexpire', handedTtl) end
+  redis.call(publish, channel, grantMessage(int(token), nowUs, headWait .. ' ' .. headHold))
+  -- The next head, if another client's, tries again when that window lapses rather than at its next re-check.
+  local nextHead = on(3, 'lindex', '0')
+  if nextHead and string.match(nextHead, '^[^:]*') ~= string.match(head, '^[^:]*') then
+    local nextWait, nextHold = string.match(on(5, 'hget', nextHead) or '', '^%d+ %d+ [01]d (%S+) (%S*)$')
+    if nextWait then redis.call(publish, channelPrefix .. ':' .. nextHead, nextMessage(handedTtl, nextWait .. ' ' .. nextHold)) end
+  end
   return true
 end
 
--- The lock was just released: hands it to the head of the line (first: the head, if read already). 2, or
+-- The lock was just released: hands it to the head of the queue (first: the head, if read already). 2, or
 -- ${HANDED_OVER} when it was given straight to the head.
 local function handOnAfterUnlock(first)
-  -- A line key of another type (which acquires report) means nobody to hand it to.
+  -- A queue key of another type (which acquires report) means nobody to hand it to.
   -- (Redis 7's pcall hands an error table over as its message; older ones as the table.)
   local ok, handed = pcall(handOff, first)
   if not ok then
@@ -185,7 +202,7 @@ local function handOnAfterUnlock(first)
 end
 
 -- Ends this caller's hold (count: its field's count), checking its hold id first. 0: not held; 1: one
--- hold less; 2: unlocked and handed on; ${HANDED_OVER}: unlocked and given straight to the head of the line.
+-- hold less; 2: unlocked and handed on; ${HANDED_OVER}: unlocked and given straight to the head of the queue.
 local function releaseHold(count)
   if hold ~= '' and on(2, 'hdel', hold) == 0 then return 0 end
   if tonumber(count) > 1 then
@@ -201,7 +218,7 @@ end
 
 /**
  * What scripts outside the fair lock (the CLI's) build on: the functions, after checking every key's type
- * up front and dropping the dead heads of the line, as the fair lock's first scripts did.
+ * up front and dropping the dead heads of the queue, as the fair lock's first scripts did.
  */
 export const FAIR_LUA_PRELUDE = `
 local expected = {'hash', 'hash', 'list', 'zset', 'hash', 'string'}
@@ -213,13 +230,10 @@ for i = 1, #expected do
 end
 ${LUA_CHECKED_CALL}
 ${FAIR_LUA_FUNCTIONS}
-headOfLine()
+headOfQueue()
 `;
 
 const EXPECTED_TYPES: readonly RedisType[] = ['hash', 'hash', 'list', 'zset', 'hash', 'string'];
-
-/** The prefix of a direct hand-off message: `rxlock:grant <token> <server time in µs> <waitId> <holdId>`. */
-export const GRANT_MESSAGE_PREFIX = 'rxlock:grant ';
 
 /** What the scripts' ARGV carry, by name. */
 export interface FairArgs {
@@ -233,19 +247,23 @@ export interface FairArgs {
   readonly publishCommand: string;
   readonly channelPrefix: string;
   readonly direct: boolean;
+  /** How long a lock handed over directly lasts until its new holder confirms it (see `confirmWindowMs`). */
+  readonly confirmMs: number;
+  /** Redisson's non-reentrant fair lock: the owner asking again is refused. @default false */
+  readonly nonReentrant?: boolean | undefined;
 }
 
 /** The scripts' ARGV: few and short, as each one costs the client and Redis on every call. */
 export function fairArgv(args: FairArgs): (string | number)[] {
-  const flags = `${args.enqueue ? 'q' : ''}${args.fencing ? 'f' : ''}${args.direct ? 'd' : ''}${args.publishCommand === 'spublish' ? 's' : ''}`;
-  return [args.leaseMs, args.field, args.holdId, args.waitId, flags, args.waiterTimeoutMs, args.channelPrefix];
+  const flags = `${args.enqueue ? 'q' : ''}${args.fencing ? 'f' : ''}${args.direct ? 'd' : ''}${args.nonReentrant === true ? 'n' : ''}${args.publishCommand === 'spublish' ? 's' : ''}`;
+  return [args.leaseMs, args.field, args.holdId, args.waitId, flags, args.waiterTimeoutMs, args.channelPrefix, args.confirmMs];
 }
 
 /**
  * The memory twin of `FAIR_LUA_FUNCTIONS`: construct it where the Lua script starts. Reading a key through
  * `key(i)` (or its getter) is the twin of `on(i, ...)`: a key of another type fails the script there. With
  * `checkUpFront` (the default, for `FAIR_LUA_PRELUDE`) it checks every key first and drops the dead heads
- * of the line.
+ * of the queue.
  */
 export class FairScriptRun {
   readonly db: MemoryDb;
@@ -260,7 +278,9 @@ export class FairScriptRun {
   readonly publish: string;
   readonly channelPrefix: string;
   readonly direct: boolean;
-  /** What `headOfLine()` found: the head (undefined if nobody waits), its deadline and details, the grant count. */
+  readonly nonReentrant: boolean;
+  readonly confirm: number;
+  /** What `headOfQueue()` found: the head (undefined if nobody waits), its deadline and details, the grant count. */
   head: string | undefined;
   headDeadline = 0;
   headDetails: string | null = null;
@@ -271,7 +291,7 @@ export class FairScriptRun {
   constructor(db: MemoryDb, keys: readonly string[], argv: readonly string[], checkUpFront = true) {
     this.db = db;
     this.keys = keys;
-    const [lease = '0', field = '', hold = '', waitId = '', flags = '', share = '0', channelPrefix = ''] = argv;
+    const [lease = '0', field = '', hold = '', waitId = '', flags = '', share = '0', channelPrefix = '', confirm = '0'] = argv;
     this.lease = Number(lease);
     this.field = field;
     this.hold = hold;
@@ -282,9 +302,11 @@ export class FairScriptRun {
     this.publish = flags.includes('s') ? 'spublish' : 'publish';
     this.channelPrefix = channelPrefix;
     this.direct = flags.includes('d');
+    this.nonReentrant = flags.includes('n');
+    this.confirm = Number(confirm);
     if (checkUpFront) {
       EXPECTED_TYPES.forEach((_, i) => this.key(i + 1));
-      this.headOfLine();
+      this.headOfQueue();
     }
   }
 
@@ -335,7 +357,7 @@ export class FairScriptRun {
     return Math.max(0, Number(grants) - Number(epoch));
   }
 
-  headOfLine(): void {
+  headOfQueue(): void {
     const { db } = this;
     let dropped = false;
     for (;;) {
@@ -360,10 +382,10 @@ export class FairScriptRun {
 
   reconcile(count: number): void {
     const { db } = this;
-    const line = db.lrange(this.queue);
-    const inLine = new Set(line);
-    for (const known of db.hkeys(this.waiters)) if (known !== 'grants' && !inLine.has(known)) db.hdel(this.waiters, known);
-    for (const waiter of line) if (db.hget(this.waiters, waiter) === null) db.hset(this.waiters, waiter, String(count - 1));
+    const queue = db.lrange(this.queue);
+    const inQueue = new Set(queue);
+    for (const known of db.hkeys(this.waiters)) if (known !== 'grants' && !inQueue.has(known)) db.hdel(this.waiters, known);
+    for (const waiter of queue) if (db.hget(this.waiters, waiter) === null) db.hset(this.waiters, waiter, String(count - 1));
   }
 
   headGranted(): void {
@@ -387,11 +409,11 @@ export class FairScriptRun {
 
   handOff(): boolean {
     const { db } = this;
-    this.headOfLine();
+    this.headOfQueue();
     const head = this.head;
     if (head === undefined) return false;
     const channel = `${this.channelPrefix}:${head}`;
-    const parsed = this.direct && this.headDetails !== null ? /^\d+ (\d+) ([01]) (\S+) (\S*)$/.exec(this.headDetails) : null;
+    const parsed = this.direct && this.headDetails !== null ? /^\d+ (\d+) ([01])d (\S+) (\S*)$/.exec(this.headDetails) : null;
     if (parsed === null || db.numsub(channel) === 0) {
       db.publish(channel, '0');
       return false;
@@ -408,9 +430,15 @@ export class FairScriptRun {
     db.zrem(this.timeouts, head);
     this.headGranted();
     db.hset(this.lock, head, '1');
-    db.pexpire(this.lock, Number(headLease));
-    if (headHold !== '') db.pexpire(this.holds, Number(headLease));
-    db.publish(channel, `${GRANT_MESSAGE_PREFIX}${token} ${this.nowUs} ${headWait} ${headHold}`);
+    const handedTtl = Math.min(Number(headLease), this.confirm);
+    db.pexpire(this.lock, handedTtl);
+    if (headHold !== '') db.pexpire(this.holds, handedTtl);
+    db.publish(channel, grantMessage(token, this.nowUs, `${headWait} ${headHold}`));
+    const nextHead = db.lindex(this.queue, 0);
+    if (nextHead !== null && clientOf(nextHead) !== clientOf(head)) {
+      const next = /^\d+ \d+ [01]d (\S+) (\S*)$/.exec(db.hget(this.waiters, nextHead) ?? '');
+      if (next !== null) db.publish(`${this.channelPrefix}:${nextHead}`, nextMessage(handedTtl, `${next[1] ?? ''} ${next[2] ?? ''}`));
+    }
     return true;
   }
 
@@ -431,4 +459,10 @@ export class FairScriptRun {
       throw error;
     }
   }
+}
+
+/** The client id of a field (`<clientId>:<owner>`). */
+function clientOf(field: string): string {
+  const colon = field.indexOf(':');
+  return colon === -1 ? field : field.slice(0, colon);
 }

@@ -7,9 +7,9 @@ import { FAIR_LUA_PRELUDE, FairScriptRun, type FairArgs } from './fairQueue.js';
  * publish command, the channel prefix and the waiters' timeout matter).
  *
  * Redisson's fair-lock forceUnlock, built on the fair lock's own script prelude: waiters at the head of the
- * line whose time ran out leave it, the lock is deleted whoever holds it, and the head of the line hears
+ * queue whose time ran out leave it, the lock is deleted whoever holds it, and the head of the queue hears
  * Redisson's `0` on its own channel, so that its next attempt takes the lock. Unlike Redisson it wakes the
- * head even when the lock was not held, so a line stuck behind dead waiters moves on. 1 if there was a lock;
+ * head even when the lock was not held, so a queue stuck behind dead waiters moves on. 1 if there was a lock;
  * the kind's name, changing nothing, when it is a plain or read-write lock (`lockKind`).
  */
 export const fairLockForceUnlockScript = defineScript<ForceUnlockReply>({
@@ -45,4 +45,5 @@ export const FORCE_UNLOCK_ARGS: Omit<FairArgs, 'publishCommand' | 'channelPrefix
   fencing: false,
   enqueue: false,
   direct: false,
+  confirmMs: 0,
 };

@@ -5,17 +5,17 @@ import { FAIR_LUA_FUNCTIONS, FairScriptRun } from './fairQueue.js';
 
 /**
  * 0: nothing of this caller's was held; 1: one hold released, others remain; 2: unlocked and handed on; 3
- * (`HANDED_OVER`): unlocked and given straight to the head of the line.
+ * (`HANDED_OVER`): unlocked and given straight to the head of the queue.
  */
 export type FairLeave = 0 | 1 | 2 | 3;
 
 /**
  * A waiter gives up (timeout, unsubscribe), or takes back an attempt nobody will use. Unless it keeps its
- * place (`enqueue` 1: an attempt whose outcome is unknown, with the wait going on), it leaves the line at
+ * place (`enqueue` 1: an attempt whose outcome is unknown, with the wait going on), it leaves the queue at
  * once, if the place there is this acquisition's (a reentrant owner's other acquisition may have taken it
  * over), and every deadline behind it comes one share closer, as in Redisson's `acquireFailed`. A grant or
  * hand-off that reached this acquisition is released, which hands the lock on; so is the free lock if it
- * left the head of the line. Sent twice, the second run changes nothing.
+ * left the head of the queue. Sent twice, the second run changes nothing.
  */
 export const fairLockLeaveScript = defineScript<FairLeave>({
   name: 'fairLock.leave',

@@ -8,6 +8,10 @@ export interface FairLockMethods {
   /**
    * A fair reentrant lock (Redisson's RFairLock) as a cold Observable: granted in the order the
    * acquisitions started, across all clients; emits one `Lease` when held, releases on unsubscribe.
+   *
+   * @example
+   * // Print jobs take turns in the order they asked.
+   * await withLease(client.fairLock$('printer', { waitMs: 60_000 }), () => printJob(job));
    */
   fairLock$(name: string, options?: FairLockOptions): Observable<Lease>;
 }

@@ -1,4 +1,4 @@
-import type { ReleaseReply } from '../../engine/HeldLease.js';
+import type { ReleaseReply } from '../../engine/Hold.js';
 import { defineScript, int } from '../../store/Script.js';
 import { LUA_CHECKED_CALL } from '../../store/wrongType.js';
 import { handedOver } from '../handedOver.js';
@@ -6,7 +6,7 @@ import { FAIR_LUA_FUNCTIONS, FairScriptRun } from './fairQueue.js';
 
 /**
  * The holder's release. Ownership is checked before anything of the hold changes; a release sent twice
- * answers `not-held` the second time. The final unlock hands the lock to the head of the line: an rxlock
+ * answers `not-held` the second time. The final unlock hands the lock to the head of the queue: an rxlock
  * head that is listening gets it directly (its grant travels in the message, so it needs no command of its
  * own); any other head (Redisson's, or one whose client is not listening) hears Redisson's `0` on its own
  * channel only, and takes the lock with its next attempt. A release that finds the lock already gone
@@ -15,7 +15,7 @@ import { FAIR_LUA_FUNCTIONS, FairScriptRun } from './fairQueue.js';
 export const fairLockReleaseScript = defineScript<ReleaseReply>({
   name: 'fairLock.release',
   lua: `
--- The common case first, before the helper functions are set up: this hold's only count, and nobody in line
+-- The common case first, before the helper functions are set up: this hold's only count, and nobody in the queue
 -- once it is released. A call that fails here (a key of another type) writes nothing and leaves the caller to
 -- the general path below, which reports it; so does a hold id not found (an earlier hold's re-sent release).
 local count, unlocked, first = redis.pcall('hget', KEYS[1], ARGV[2]), false, nil
@@ -27,7 +27,7 @@ if count == '1' and (ARGV[3] == '' or redis.pcall('hdel', KEYS[2], ARGV[3]) == 1
 end
 ${LUA_CHECKED_CALL}
 ${FAIR_LUA_FUNCTIONS}
--- Unlocked above with somebody in line (first: the head, unless the line key is of another type).
+-- Unlocked above with somebody in the queue (first: the head, unless the queue key is of another type).
 if unlocked then
   if type(first) ~= 'string' then first = nil end
   return handOnAfterUnlock(first)

@@ -11,6 +11,7 @@ import { checkWaitOptions } from '../semaphore/checkPermits.js';
 import { newOpId } from '../semaphore/opMemory.js';
 import { latchKeys, latchPublishArgs, type LatchKeys } from './latchKeys.js';
 import { countDownScript, deleteLatchScript, getCountScript, trySetCountScript } from './latchScripts.js';
+import { optionKeys } from '../../util/optionKeys.js';
 
 /** Options of `latch(name).await$`. */
 export interface LatchAwaitOptions {
@@ -19,11 +20,14 @@ export interface LatchAwaitOptions {
    * @default undefined: wait as long as it takes
    */
   waitMs?: number | undefined;
-  /** Cancels the wait when it aborts; the stream errors with `signal.reason`. */
+  /**
+   * Cancels the wait when it aborts; the stream errors with `signal.reason`.
+   * @default undefined: only unsubscribing cancels
+   */
   signal?: AbortSignal | undefined;
 }
 
-const AWAIT_OPTION_KEYS: readonly string[] = ['waitMs', 'signal'];
+const AWAIT_OPTION_KEYS = optionKeys<LatchAwaitOptions>({ waitMs: true, signal: true });
 
 /**
  * A countdown latch (Redisson's RCountDownLatch): a count in Redis that clients count down, and that
@@ -32,15 +36,40 @@ const AWAIT_OPTION_KEYS: readonly string[] = ['waitMs', 'signal'];
 export interface CountDownLatch {
   /** The name the latch was created under. */
   readonly name: string;
-  /** Emits once and completes when the count is zero (at once if it is already); errors with `LockTimeoutError` at `waitMs`. */
+  /**
+   * Emits once and completes when the count is zero (at once if it is already); errors with `LockTimeoutError` at `waitMs`.
+   *
+   * @example
+   * await firstValueFrom(client.latch('reindex:shards').await$({ waitMs: 600_000 }));
+   */
   await$(options?: LatchAwaitOptions): Observable<void>;
-  /** Sets the count to `count` if the latch has none. Resolves true if it did. */
+  /**
+   * Sets the count to `count` if the latch has none. Resolves true if it did.
+   *
+   * @example
+   * await client.latch('reindex:shards').trySetCount(3);
+   */
   trySetCount(count: number): Promise<boolean>;
-  /** Counts down by one; at zero the latch opens (its key is deleted). Resolves with the count left. */
+  /**
+   * Counts down by one; at zero the latch opens (its key is deleted). Resolves with the count left.
+   *
+   * @example
+   * const left = await client.latch('reindex:shards').countDown();
+   */
   countDown(): Promise<number>;
-  /** The count right now (0 when the latch has none). */
+  /**
+   * The count right now (0 when the latch has none).
+   *
+   * @example
+   * const left = await client.latch('reindex:shards').getCount();
+   */
   getCount(): Promise<number>;
-  /** Deletes the latch, which opens it for awaiters. Resolves true if it had a count. */
+  /**
+   * Deletes the latch, which opens it for awaiters. Resolves true if it had a count.
+   *
+   * @example
+   * await client.latch('reindex:shards').delete(); // lets every awaiter go on
+   */
   delete(): Promise<boolean>;
 }
 

@@ -1,4 +1,4 @@
-import type { HeldLease } from '../../engine/HeldLease.js';
+import type { Hold } from '../../engine/Hold.js';
 import type { Lease } from '../../engine/Lease.js';
 import { LeaseView } from '../../engine/LeaseView.js';
 import { madeOf } from '../../engine/leaseParts.js';
@@ -10,22 +10,22 @@ export interface PermitLease extends Lease {
 }
 
 /** The held lease with its permit ids; every other field reads through to the lease. */
-export function toPermitLease(lease: HeldLease, permitIds: readonly string[]): PermitLease {
-  return new HeldPermits(lease, permitIds);
+export function toPermitLease(lease: Hold, permitIds: readonly string[]): PermitLease {
+  return new PermitLeaseView(lease, permitIds);
 }
 
-class HeldPermits extends LeaseView implements PermitLease {
+class PermitLeaseView extends LeaseView implements PermitLease {
   readonly permitIds: readonly string[];
-  readonly #lease: HeldLease;
+  readonly #lease: Hold;
 
-  constructor(lease: HeldLease, permitIds: readonly string[]) {
+  constructor(lease: Hold, permitIds: readonly string[]) {
     super();
     this.permitIds = permitIds;
     this.#lease = lease;
     madeOf(this, [lease]);
   }
 
-  protected get lease(): HeldLease {
+  protected get lease(): Hold {
     return this.#lease;
   }
 }

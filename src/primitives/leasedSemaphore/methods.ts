@@ -6,6 +6,12 @@ export interface LeasedSemaphoreMethods {
   /**
    * A semaphore whose permits are leases (Redisson's RPermitExpirableSemaphore layout): each permit has an id
    * and an expiry, and expired permits go back to the pool by themselves.
+   *
+   * @example
+   * const gpus = client.leasedSemaphore('gpus');
+   * await gpus.trySetPermits(2);
+   * // If this process dies, its permit goes back to the pool once its lease runs out.
+   * await withLease(gpus.acquire$(1, { leaseMs: 60_000 }), (lease) => train(lease.signal));
    */
   leasedSemaphore(name: string): LeasedSemaphore;
 }

@@ -1,6 +1,6 @@
 import type { AttemptReply } from '../../engine/acquisition.js';
 import type { MemoryDb } from '../../store/memory/MemoryDb.js';
-import { defineScript, int, list, ScriptError, WRONGTYPE_REPLY, type Reply } from '../../store/Script.js';
+import { defineScript, int, list, REENTRY_REPLY, ScriptError, WRONGTYPE_REPLY, type Reply } from '../../store/Script.js';
 import { checkedCall, LUA_CHECKED_CALL } from '../../store/wrongType.js';
 import { isHoldCount, luaNotALock, LUA_IS_HOLD_COUNT, notALock } from './lockKind.js';
 import { LUA_CLOCK } from './serverTime.js';
@@ -23,7 +23,8 @@ const GRANTED: LockAttempt = Object.freeze({ granted: true, grant: -1 });
 /**
  * KEYS: lock, waiters, handoff, then holds (only for a reentrant owner), then token (only with fencing).
  * ARGV: leaseMs, field (`<clientId>:<owner>`), mode (`try`/`new`/`wait`, then `+` and the flags: `f` for
- * fencing, `d` when the caller takes direct hand-offs), handoffMs, then holdId (only for a reentrant owner).
+ * fencing, `d` when the caller takes direct hand-offs, `n` for a non-reentrant lock, whose owner asking again
+ * gets `RXLOCK_REENTRY` rather than a second hold), handoffMs, then holdId (only for a reentrant owner).
  * The optional keys and argument are left out when unused: they are most of the command's bytes.
  *
  * Redisson's RLock acquire (hash field → hold count, PEXPIRE, refusal with the PTTL), plus:
@@ -54,8 +55,7 @@ const GRANTED: LockAttempt = Object.freeze({ granted: true, grant: -1 });
  * client to read, and grants are the common case.
  *
  * The common case, a free lock that nobody waits for, is answered first, before the locals and helper
- * functions the other cases need (only `checkedCall` comes first): setting those up cost Redis about a sixth
- * of such a call (`bench/probes/scriptCost.ts`).
+ * functions the other cases need (only `checkedCall` comes first): it should not pay for setting them up.
  */
 export const lockAcquireScript = defineScript<LockAttempt>({
   name: 'lock.acquire',
@@ -82,18 +82,24 @@ ${LUA_MEMBER_OF}
 local lease, field, handoff, hold = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[4]), ARGV[5]
 local mode, flags = string.match(ARGV[3], '^(%a+)%+?(%a*)$')
 local fencing = string.find(flags, 'f', 1, true) ~= nil
-local member = memberOf(field, ARGV[1], flags, hold)
+-- n (non-reentrant) is how the caller asks, not how it waits: its queue entry is the same without it.
+local nonReentrant = string.find(flags, 'n', 1, true) ~= nil
+local member = memberOf(field, ARGV[1], (string.gsub(flags, 'n', '')), hold)
 local holds = hold and KEYS[4]
 local tokens = fencing and KEYS[#KEYS]
 local mine = size > 0 and redis.call('hexists', KEYS[1], field) == 1
 if mine and (not hold or checkedCall(holds, 'hexists', hold) == 1) then
-  -- Granted by an earlier copy of this attempt, or handed over: the caller counts its lease from this attempt, so the key must last that long.
+  -- Granted by an earlier copy of this attempt, or handed over: the caller counts its lease from this attempt, so
+  -- the key must last that long, and so must its hold id (a hand-off gave both only the hand-off window).
   local token = -1
   if fencing then token = tonumber(checkedCall(tokens, 'get') or '-1') end
   checkedCall(KEYS[2], 'zrem', member)
   if redis.call('pttl', KEYS[1]) < lease then redis.call('pexpire', KEYS[1], lease) end
+  if hold and redis.call('pttl', holds) < lease then redis.call('pexpire', holds, lease) end
   return token
 end
+-- Redisson's non-reentrant lock: its owner asking again is an error, not a second hold.
+if mine and nonReentrant then return redis.error_reply('${REENTRY_REPLY} ' .. KEYS[1]) end
 -- The queue matters to a free lock and to an owner re-entering (who leaves it); anyone else is refused.
 local queued = 0
 if handoff > 0 and (size == 0 or mine) then queued = checkedCall(KEYS[2], 'zcard') end
@@ -193,8 +199,10 @@ return token
       const token = fencing ? Number(checkedCall(db, tokenKey, () => db.get(tokenKey)) ?? '-1') : -1;
       checkedCall(db, waiters, () => db.zrem(waiters, member));
       if (db.pttl(lock) < lease) db.pexpire(lock, lease);
+      if (hold !== undefined && db.pttl(holds) < lease) db.pexpire(holds, lease);
       return token;
     }
+    if (mine && flags.includes('n')) throw new ScriptError(`${REENTRY_REPLY} ${lock}`);
     const queued = handoff > 0 && (size === 0 || mine) ? checkedCall(db, waiters, () => db.zcard(waiters)) : 0;
     const refuse = (ttl: number): Reply => {
       if (mode !== 'try' && handoff > 0) {

@@ -1,9 +1,7 @@
 import type { MemoryDb } from '../../store/memory/MemoryDb.js';
 import { drawHandOffFirst, HANDED_OVER, LUA_DRAW_HAND_OFF_FIRST } from '../handedOver.js';
 import { LUA_PARSE_MEMBER, parseWaiterMember } from './waiterMember.js';
-
-/** The prefix of a direct hand-off message: `rxlock:grant <token> <server time in µs> <member>`. */
-export const LOCK_GRANT_PREFIX = 'rxlock:grant ';
+import { CONFIRM_HANDOFFS, grantMessage, LUA_HAND_OFF_MESSAGES, nextMessage } from '../../engine/handOff/handOffMessage.js';
 
 /**
  * How long a queued waiter that takes direct hand-offs may go without its client listening before an unlock
@@ -20,15 +18,16 @@ const MAX_DROPPED = 16;
  * token (the release keys, see `LockKeys`).
  *
  * `nextWaiter(handoff)` pops the longest-waiting rxlock waiter (`{member, score}`, or nothing): popping it at
- * once is one call fewer than reading the head and removing it later, and a release runs this on every
- * hand-off, when Redis has just woken from an idle hold (about 4 µs less per hand-off there in
- * `bench/probes/coldHandOff.ts`).
+ * once is one call fewer than reading the head and removing it later, on every hand-off.
  *
  * `handOn(head, handoff, publish)` gives a lock that just became free to that waiter:
  * - a waiter that accepts direct hand-offs, and whose client listens on its hand-off channel
  *   (`<channel>:<clientId>`, checked with PUBSUB NUMSUB), gets the lock at once: its field, lease, hold id
  *   and fencing token are written here, and the message on that channel carries the grant, so the waiter
- *   holds the lock without a command of its own and no other client hears of it. Its token and hold id are
+ *   holds the lock without a command of its own and no other client hears of it. The lock lasts only
+ *   `CONFIRM_HANDOFFS` hand-off windows until the waiter confirms it (renews it), so that a waiter that
+ *   cannot use it (frozen, cut off, dead without the server noticing) keeps it from the others that long at
+ *   most; the next waiter, if another client's, is told so and tries again when that window lapses. Its token and hold id are
  *   written first: if Redis refuses either (a key of another type, a counter that is not a number), it is
  *   treated as below, as a waiter still subscribing, so that its own attempt reports the error and the
  *   releaser's release still succeeds;
@@ -47,6 +46,7 @@ const MAX_DROPPED = 16;
 export const LUA_HAND_ON = `
 ${LUA_PARSE_MEMBER}
 ${LUA_DRAW_HAND_OFF_FIRST}
+${LUA_HAND_OFF_MESSAGES}
 local function nextWaiter(handoff)
   -- pcall: a waiters key of another type (which acquires report) counts as nobody waiting, so that a release
   -- never stops half done; its error reply has no member.
@@ -76,15 +76,25 @@ local function handOn(head, handoff, publish)
       -- Refused token or hold id: the waiter is reserved the lock instead (below), as one still subscribing.
       local token = listens and drawHandOffFirst(KEYS[6], KEYS[5], string.find(flags, 'f', 1, true) ~= nil, hold ~= '-' and hold or nil)
       if token then
-        if hold ~= '-' then redis.call('pexpire', KEYS[5], lease) end
+        local handed = math.min(tonumber(lease), ${CONFIRM_HANDOFFS} * handoff)
+        if hold ~= '-' then redis.call('pexpire', KEYS[5], handed) end
         redis.call('hset', KEYS[1], field, 1)
-        redis.call('pexpire', KEYS[1], lease)
+        redis.call('pexpire', KEYS[1], handed)
         redis.call('del', KEYS[4])
         -- The waiters behind wait for this whole lease now: their places must last that long.
         local keep = tonumber(lease) + 2 * handoff + 5000
         if redis.call('pttl', KEYS[3]) < keep then redis.call('pexpire', KEYS[3], keep) end
         local micros = time[2]
-        redis.call(publish, channel, '${LOCK_GRANT_PREFIX}' .. token .. ' ' .. time[1] .. string.rep('0', 6 - #micros) .. micros .. ' ' .. member)
+        redis.call(publish, channel, grantMessage(token, time[1] .. string.rep('0', 6 - #micros) .. micros, member))
+        -- The next waiter, if another client's, tries again when the window lapses rather than at its holder's TTL.
+        local after = redis.call('zrange', KEYS[3], 0, 0)[1]
+        if after then
+          local afterField, _, afterFlags = parseMember(after)
+          local afterClient = afterField and string.match(afterField, '^[^:]+')
+          if afterClient and afterClient ~= string.match(field, '^[^:]+') and string.find(afterFlags, 'd', 1, true) then
+            redis.call(publish, KEYS[2] .. ':' .. afterClient, nextMessage(handed, after))
+          end
+        end
         return true
       end
       if not listens then
@@ -145,14 +155,20 @@ export function handOn(db: MemoryDb, keys: HandOnKeys, handoff: number): boolean
         const listens = db.numsub(channel) > 0;
         const token = listens ? drawHandOffFirst(db, keys, waiter.fencing, waiter.holdId) : undefined;
         if (token !== undefined) {
-          if (waiter.holdId !== undefined) db.pexpire(keys.holds, waiter.leaseMs);
+          const handed = Math.min(waiter.leaseMs, CONFIRM_HANDOFFS * handoff);
+          if (waiter.holdId !== undefined) db.pexpire(keys.holds, handed);
           db.hset(keys.lock, waiter.field, '1');
-          db.pexpire(keys.lock, waiter.leaseMs);
+          db.pexpire(keys.lock, handed);
           db.zrem(keys.waiters, member);
           db.del(keys.handoff);
           const keep = waiter.leaseMs + 2 * handoff + 5000;
           if (db.pttl(keys.waiters) < keep) db.pexpire(keys.waiters, keep);
-          db.publish(channel, `${LOCK_GRANT_PREFIX}${token} ${nowUs} ${member}`);
+          db.publish(channel, grantMessage(token, nowUs, member));
+          const after = db.zrangeWithScores(keys.waiters)[0]?.[0];
+          const next = after === undefined ? undefined : parseWaiterMember(after);
+          if (after !== undefined && next?.direct === true && clientOf(next.field) !== clientOf(waiter.field)) {
+            db.publish(`${keys.channel}:${clientOf(next.field)}`, nextMessage(handed, after));
+          }
           return true;
         }
         if (!listens) listening = nowUs - score <= STALE_WAITER_HANDOFFS * 1000 * handoff;
@@ -181,4 +197,10 @@ export function releaseOne(db: MemoryDb, keys: HandOnKeys, field: string, count:
   if (hold === '-') db.del(keys.lock);
   else db.del(keys.lock, keys.holds);
   return handOn(db, keys, handoff) ? HANDED_OVER : 2;
+}
+
+/** The client id of a field (`<clientId>:<owner>`). */
+function clientOf(field: string): string {
+  const colon = field.indexOf(':');
+  return colon === -1 ? field : field.slice(0, colon);
 }

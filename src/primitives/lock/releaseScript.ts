@@ -1,4 +1,4 @@
-import type { ReleaseReply } from '../../engine/HeldLease.js';
+import type { ReleaseReply } from '../../engine/Hold.js';
 import { defineScript, int, type Script } from '../../store/Script.js';
 import { checkedCall, LUA_CHECKED_CALL } from '../../store/wrongType.js';
 import { HANDED_OVER, handedOver } from '../handedOver.js';

@@ -1,4 +1,4 @@
-import type { HeldLease } from '../../engine/HeldLease.js';
+import type { Hold } from '../../engine/Hold.js';
 import type { Lease } from '../../engine/Lease.js';
 import { madeOf } from '../../engine/leaseParts.js';
 
@@ -13,15 +13,15 @@ export interface MultiLease extends Lease {
  * its `token` is undefined (see each member's), its deadline is the earliest member's, and it is held
  * while every member is. Its signal aborts as soon as any member's does.
  */
-export class HeldMultiLease implements MultiLease {
+export class MultiLeaseView implements MultiLease {
   readonly name: string;
   readonly owner: string;
   readonly acquiredAt: number;
   readonly token = undefined;
-  readonly members: readonly HeldLease[];
+  readonly members: readonly Hold[];
   #signal: AbortSignal | undefined;
 
-  constructor(members: readonly HeldLease[], owner: string, acquiredAt: number) {
+  constructor(members: readonly Hold[], owner: string, acquiredAt: number) {
     this.members = members;
     this.name = members.map((member) => member.name).join(',');
     this.owner = owner;

@@ -7,6 +7,9 @@ export interface MultiLockMethods {
   /**
    * All of the named locks or none, as a cold Observable: emits one `MultiLease` once every member is held,
    * releases them all on unsubscribe, and errors with `LockLostError` if any member is lost.
+   *
+   * @example
+   * await withLease(client.multiLock$(['account:1', 'account:2'], { waitMs: 5_000 }), () => transfer('account:1', 'account:2', 100));
    */
   multiLock$(names: readonly string[], options?: MultiLockOptions): Observable<MultiLease>;
 }

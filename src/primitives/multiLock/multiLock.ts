@@ -1,13 +1,12 @@
 import { defer, Observable, type Subscription } from 'rxjs';
 import type { ClientCore } from '../../engine/ClientCore.js';
-import type { HeldLease } from '../../engine/HeldLease.js';
+import type { Hold } from '../../engine/Hold.js';
 import { LockTimeoutError } from '../../errors/LockTimeoutError.js';
 import { callSite, describeValue } from '../../util/describeValue.js';
 import { assertName } from '../../util/validate.js';
 import { abortable } from '../abortable.js';
-import { checkLockOptions, LOCK_OPTION_KEYS, lockHold$, type LockOptions, type OwnerChoice } from '../lock/lock.js';
-import { contextOwner } from '../reentrancy.js';
-import { HeldMultiLease, type MultiLease } from './MultiLease.js';
+import { checkLockOptions, chooseOwner, LOCK_OPTION_KEYS, lockHold$, type LockOptions } from '../lock/lock.js';
+import { MultiLeaseView, type MultiLease } from './MultiLease.js';
 
 export type { MultiLease } from './MultiLease.js';
 
@@ -40,14 +39,14 @@ function multiHold$(core: ClientCore, members: readonly string[], options: LockO
     const deadline = waitMs === undefined ? undefined : scheduler.now() + waitMs;
     const common = options.owner ?? core.newOwner();
     const holds: Subscription[] = [];
-    const leases: HeldLease[] = [];
+    const leases: Hold[] = [];
     const { leaseMs } = options;
     // Several members with a fixed lease are held under the watchdog until the last one is had, then all are
     // set to the fixed lease at once: counted from each member's own grant, an early member's lease would run
     // out while a later one is awaited.
     const fixLater = leaseMs !== undefined && members.length > 1;
     const emit = (): void => {
-      subscriber.next(new HeldMultiLease(leases, common, scheduler.now()));
+      subscriber.next(new MultiLeaseView(leases, common, scheduler.now()));
     };
     const fixAll = (ms: number): void => {
       let left = leases.length;
@@ -61,9 +60,20 @@ function multiHold$(core: ClientCore, members: readonly string[], options: LockO
         return;
       }
       const remaining = deadline === undefined ? undefined : Math.max(0, deadline - scheduler.now());
-      // Listed rather than spread: `{ ...options, waitMs }` takes V8's slow path (about 1 µs a call on Node 20).
-      const memberOptions: LockOptions = { leaseMs: fixLater ? undefined : leaseMs, owner: options.owner, fencing: options.fencing, waitMs: remaining };
-      const hold = lockHold$(core, member, memberOptions, ownerFor(core, member, options.owner, common)).subscribe({
+      // Listed rather than spread: `{ ...options, waitMs }` takes V8's slow path.
+      const memberOptions: LockOptions = {
+        leaseMs: fixLater ? undefined : leaseMs,
+        watchdogTimeoutMs: options.watchdogTimeoutMs,
+        owner: options.owner,
+        fencing: options.fencing,
+        waitMs: remaining,
+      };
+      const hold = lockHold$(
+        core,
+        member,
+        memberOptions,
+        chooseOwner(core, core.keyPrefix + member, options.owner, () => common),
+      ).subscribe({
         next: (lease) => {
           leases.push(lease);
           acquireFrom(index + 1);
@@ -79,14 +89,6 @@ function multiHold$(core: ClientCore, members: readonly string[], options: LockO
       for (const hold of holds.reverse()) hold.unsubscribe();
     };
   });
-}
-
-/** A member re-enters a lock the enclosing `withLock` holds; otherwise every member is held by the same owner. */
-function ownerFor(core: ClientCore, member: string, explicit: string | undefined, common: string): OwnerChoice {
-  if (explicit !== undefined) return { owner: explicit, shared: true };
-  const inherited = contextOwner(core, core.keyPrefix + member);
-  if (inherited !== undefined) return { owner: inherited, shared: true };
-  return { owner: common, shared: false };
 }
 
 /** The member names, checked, without duplicates, in the global acquisition order. */

@@ -8,11 +8,17 @@ export interface ReadWriteLockMethods {
   /**
    * The read side of a read-write lock (Redisson's RReadWriteLock): many readers hold it together while no
    * writer does. Emits one `Lease` when held, releases on unsubscribe.
+   *
+   * @example
+   * const catalog = await withLease(client.readLock$('catalog'), () => loadCatalog());
    */
   readLock$(name: string, options?: ReadWriteLockOptions): Observable<Lease>;
   /**
    * The write side: one writer, and no readers but the writer itself (it may take the read lock too, and
    * keep it after releasing the write lock). Emits one `Lease` when held, releases on unsubscribe.
+   *
+   * @example
+   * await withLease(client.writeLock$('catalog', { waitMs: 5_000 }), () => rebuildCatalog());
    */
   writeLock$(name: string, options?: ReadWriteLockOptions): Observable<Lease>;
 }

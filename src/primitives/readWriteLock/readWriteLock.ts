@@ -1,8 +1,8 @@
 import { defer, map, type Observable } from 'rxjs';
 import type { ClientCore } from '../../engine/ClientCore.js';
 import { fire } from '../../engine/send.js';
-import type { HeldLease } from '../../engine/HeldLease.js';
-import { hold$ } from '../../engine/hold.js';
+import type { Hold } from '../../engine/Hold.js';
+import { hold$ } from '../../engine/holdLifecycle.js';
 import type { Lease } from '../../engine/Lease.js';
 import type { WakePolicy } from '../../engine/WakeHub.js';
 import { callSite } from '../../util/describeValue.js';
@@ -14,6 +14,7 @@ import { readTimeoutPrefix, readWriteLockKeys, writeFieldOf } from './readWriteL
 import { readWriteRenewKind } from './renewScript.js';
 import { writeAcquireScript } from './writeAcquireScript.js';
 import { writeReleaseScript } from './writeReleaseScript.js';
+import { optionKeys } from '../../util/optionKeys.js';
 
 /** Options of `readLock$` and `writeLock$`. */
 export interface ReadWriteLockOptions {
@@ -23,6 +24,11 @@ export interface ReadWriteLockOptions {
    * @default undefined: the watchdog keeps the hold for as long as the stream is subscribed
    */
   leaseMs?: number | undefined;
+  /**
+   * The watchdog timeout of this hold: its key lasts this long between renewals. Not with `leaseMs`.
+   * @default the client's `watchdogTimeoutMs` (30 s)
+   */
+  watchdogTimeoutMs?: number | undefined;
   /**
    * How long to wait before erroring with `LockTimeoutError`. `0` tries once.
    * @default undefined: wait as long as it takes
@@ -34,11 +40,14 @@ export interface ReadWriteLockOptions {
    * @default a new owner for every subscription
    */
   owner?: string | undefined;
-  /** Cancels the wait, or ends the hold, when it aborts; the stream errors with `signal.reason`. */
+  /**
+   * Cancels the wait, or ends the hold, when it aborts; the stream errors with `signal.reason`.
+   * @default undefined: only unsubscribing cancels
+   */
   signal?: AbortSignal | undefined;
 }
 
-const OPTION_KEYS: readonly string[] = ['leaseMs', 'waitMs', 'owner', 'signal'];
+const OPTION_KEYS = optionKeys<ReadWriteLockOptions>({ leaseMs: true, watchdogTimeoutMs: true, waitMs: true, owner: true, signal: true });
 
 type Side = 'read' | 'write';
 
@@ -49,7 +58,7 @@ const wakePolicy: WakePolicy = (message) => {
 };
 
 /** One side of a read-write lock as a cold Observable of the held lease. */
-function readWriteHold$(core: ClientCore, name: string, side: Side, options: ReadWriteLockOptions = {}): Observable<HeldLease> {
+function readWriteHold$(core: ClientCore, name: string, side: Side, options: ReadWriteLockOptions = {}): Observable<Hold> {
   const { leaseMs, waitMs } = options;
   const fullName = core.keyPrefix + name;
   const keys = readWriteLockKeys(fullName);
@@ -61,7 +70,7 @@ function readWriteHold$(core: ClientCore, name: string, side: Side, options: Rea
     const field = side === 'read' ? readField : writeField;
     const prefix = readTimeoutPrefix(keys, readField);
     const holdId = shared ? `${core.clientId}:${core.newOwner()}` : '';
-    const ttl = leaseMs ?? core.settings.watchdogTimeoutMs;
+    const ttl = leaseMs ?? options.watchdogTimeoutMs ?? core.settings.watchdogTimeoutMs;
     const publish = core.connection.publishCommand;
     const release = () =>
       side === 'read'
@@ -71,29 +80,27 @@ function readWriteHold$(core: ClientCore, name: string, side: Side, options: Rea
       side === 'read'
         ? core.connection.run(readAcquireScript, [keys.lock, keys.holds, prefix], [ttl, readField, writeField, holdId])
         : core.connection.run(writeAcquireScript, [keys.lock, keys.holds], [ttl, writeField, readField, holdId]);
-    const held$ = hold$(
-      {
-        core,
-        name,
-        kind,
-        owner,
-        waitMs,
-        channel: keys.channel,
-        policy: wakePolicy,
-        attempt: () =>
-          attempt().pipe(map((reply) => (reply.granted ? { granted: true as const, grant: undefined } : { granted: false as const, retryInMs: reply.ttl }))),
-        compensate: (settled) => fire(core, release(), settled),
-      },
-      () => ({
+    const held$ = hold$({
+      core,
+      name,
+      kind,
+      owner,
+      waitMs,
+      channel: keys.channel,
+      policy: wakePolicy,
+      attempt: () =>
+        attempt().pipe(map((reply) => (reply.granted ? { granted: true as const, grant: undefined } : { granted: false as const, retryInMs: reply.ttl }))),
+      compensate: (settled) => fire(core, release(), settled),
+      hold: () => ({
         core,
         name,
         kind,
         owner,
         token: undefined,
-        expiry: leaseMs === undefined ? { type: 'watchdog', renewKind: readWriteRenewKind, key: keys.lock, field } : { type: 'fixed', ms: leaseMs },
+        expiry: leaseMs === undefined ? { type: 'watchdog', ttlMs: ttl, renewKind: readWriteRenewKind, key: keys.lock, field } : { type: 'fixed', ms: leaseMs },
         release: () => release().pipe(map((reply) => (reply === 0 ? 'not-held' : 'released'))),
       }),
-    );
+    });
     return abortable(held$, options.signal);
   });
 }

@@ -9,7 +9,9 @@ export type SemaphoreAttempt = { readonly granted: true } | { readonly granted: 
  * KEYS: count, holds. ARGV: permits, holdId.
  *
  * Redisson's tryAcquire (take the permits if the count has them), plus our hold id: the permits this hold
- * took are recorded under it, so an attempt that runs twice takes them once.
+ * took are recorded under it, so an attempt that runs twice takes them once. The record lives no longer than a
+ * count that expires (`trySetPermits(permits, { ttlMs })`), as Redisson's expiring-permit semaphore keeps its
+ * `{name}:timeout` no longer than its count.
  */
 export const semaphoreAcquireScript = defineScript<SemaphoreAttempt>({
   name: 'semaphore.acquire',
@@ -31,6 +33,8 @@ local value = countValue(raw)
 if value ~= nil and value >= tonumber(ARGV[1]) then
   redis.call('decrby', KEYS[1], ARGV[1])
   redis.call('hset', KEYS[2], ARGV[2], ARGV[1])
+  local ttl = redis.call('pttl', KEYS[1])
+  if ttl > 0 then redis.call('pexpire', KEYS[2], ttl) end
   return {1}
 end
 return {0}
@@ -50,6 +54,8 @@ return {0}
     if (value !== undefined && value >= Number(permits)) {
       db.incrby(count, -Number(permits));
       db.hset(holds, hold, permits);
+      const ttl = db.pttl(count);
+      if (ttl > 0) db.pexpire(holds, ttl);
       return [1];
     }
     return [0];

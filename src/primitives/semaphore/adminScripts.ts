@@ -5,9 +5,10 @@ import { luaRecallOp, recallOp } from './recallOp.js';
 // Shared by the semaphore and the semaphore with expiring permits: both keep Redisson's STRING count and channel.
 
 /**
- * KEYS: count, channel, ops. ARGV: permits, op id, publish command.
- * Redisson's trySetPermits: sets the count only if there is none; 1 if it did. The op id makes a re-sent copy
- * answer the same (it would otherwise find the count it set, and answer 0).
+ * KEYS: count, channel, ops. ARGV: permits, op id, publish command, TTL in ms (optional: none when absent or '').
+ * Redisson's trySetPermits (and its `trySetPermits(permits, Duration)` of 3.29.0, which SETs with PX): sets the
+ * count only if there is none; 1 if it did. The op id makes a re-sent copy answer the same (it would otherwise
+ * find the count it set, and answer 0).
  */
 export const trySetPermitsScript = defineScript<boolean>({
   name: 'semaphore.trySetPermits',
@@ -17,16 +18,20 @@ ${luaRecallOp('KEYS[3]', 'ARGV[2]')}
 if kind ~= 'none' then
   return remember(0)
 end
-redis.call('set', KEYS[1], ARGV[1])
+if ARGV[4] ~= nil and ARGV[4] ~= '' then
+  redis.call('set', KEYS[1], ARGV[1], 'px', ARGV[4])
+else
+  redis.call('set', KEYS[1], ARGV[1])
+end
 redis.call(ARGV[3], KEYS[2], ARGV[1])
 return remember(1)
 `,
-  memory: (db, [count = '', channel = '', ops = ''], [permits = '', opId = '']) => {
+  memory: (db, [count = '', channel = '', ops = ''], [permits = '', opId = '', , ttlMs = '']) => {
     checkCount(db, count);
     const op = recallOp(db, ops, opId);
     if (op.reply !== undefined) return op.reply;
     if (db.exists(count) === 1) return op.remember(0);
-    db.set(count, permits);
+    db.set(count, permits, ttlMs === '' ? {} : { px: Number(ttlMs) });
     db.publish(channel, permits);
     return op.remember(1);
   },

@@ -13,7 +13,8 @@ interface Entry {
   expiresAt: number | undefined;
 }
 
-export type RedisType = Value['type'] | 'none';
+/** A key's type as Redis's TYPE reports it: `none` for a key that does not exist. */
+export type RedisType = 'string' | 'hash' | 'list' | 'zset' | 'set' | 'none';
 
 /**
  * The slice of Redis the scripts use, on the store's clock. Keys expire lazily and silently, as in
@@ -26,6 +27,7 @@ export class MemoryDb {
   readonly #publish: (channel: string, message: string) => number;
   readonly #subscribers: (channel: string) => number;
 
+  /** A keyspace on the clock `now`, publishing through `publish`; `MemoryStore` creates one (`store.db`). */
   constructor(now: () => number, publish: (channel: string, message: string) => number, subscribers: (channel: string) => number = () => 0) {
     this.#now = now;
     this.#publish = publish;
@@ -42,6 +44,7 @@ export class MemoryDb {
     this.#entries.clear();
   }
 
+  /** The store's clock (`scheduler.now()`), in ms. */
   time(): number {
     return this.#now();
   }
@@ -52,20 +55,24 @@ export class MemoryDb {
     return this.#lastMicros;
   }
 
+  /** The key's type, as TYPE: `none` when it does not exist. */
   type(key: string): RedisType {
     return this.#live(key)?.data.type ?? 'none';
   }
 
+  /** 1 if the key exists, else 0, as EXISTS. */
   exists(key: string): number {
     return this.#live(key) === undefined ? 0 : 1;
   }
 
+  /** Deletes the keys, as DEL; returns how many existed. */
   del(...keys: string[]): number {
     let removed = 0;
     for (const key of keys) if (this.#live(key) !== undefined && this.#entries.delete(key)) removed++;
     return removed;
   }
 
+  /** The key's remaining TTL in ms, as PTTL: -2 when it does not exist, -1 when it has no expiry. */
   pttl(key: string): number {
     const entry = this.#live(key);
     if (entry === undefined) return -2;
@@ -77,6 +84,7 @@ export class MemoryDb {
     return this.pexpireat(key, this.#now() + ms);
   }
 
+  /** Makes the key expire at `at` on the store's clock, as PEXPIREAT; returns 1 if the key exists, else 0. */
   pexpireat(key: string, at: number): number {
     const entry = this.#live(key);
     if (entry === undefined) return 0;
@@ -85,6 +93,7 @@ export class MemoryDb {
     return 1;
   }
 
+  /** Publishes `message` on `channel`, as PUBLISH; returns how many connections received it. */
   publish(channel: string, message: string): number {
     return this.#publish(channel, message);
   }
@@ -94,16 +103,19 @@ export class MemoryDb {
     return this.#subscribers(channel);
   }
 
+  /** The string at `key`, or null, as GET. */
   get(key: string): string | null {
     return this.#typed(key, 'string')?.value ?? null;
   }
 
+  /** Sets a string, as SET with its PX and NX options; returns null when NX found the key. */
   set(key: string, value: string, options: { px?: number; nx?: boolean } = {}): 'OK' | null {
     if (options.nx === true && this.exists(key) === 1) return null;
     this.#entries.set(key, { data: { type: 'string', value }, expiresAt: options.px === undefined ? undefined : this.#now() + options.px });
     return 'OK';
   }
 
+  /** Adds `by` to the integer at `key` (0 when missing), as INCRBY; returns the new value. */
   incrby(key: string, by: number): number {
     const current = this.#typed(key, 'string');
     const next = incremented(current?.value, by);
@@ -112,22 +124,27 @@ export class MemoryDb {
     return Number(next);
   }
 
+  /** A hash field's value, or null, as HGET. */
   hget(key: string, field: string): string | null {
     return this.#typed(key, 'hash')?.value.get(field) ?? null;
   }
 
+  /** 1 if the hash has the field, else 0, as HEXISTS. */
   hexists(key: string, field: string): number {
     return this.#typed(key, 'hash')?.value.has(field) === true ? 1 : 0;
   }
 
+  /** How many fields the hash has, as HLEN. */
   hlen(key: string): number {
     return this.#typed(key, 'hash')?.value.size ?? 0;
   }
 
+  /** The hash's fields, as HKEYS. */
   hkeys(key: string): string[] {
     return [...(this.#typed(key, 'hash')?.value.keys() ?? [])];
   }
 
+  /** Sets one hash field, as HSET; returns 1 if the field is new, else 0. */
   hset(key: string, field: string, value: string): number {
     const hash = this.#create(key, 'hash', () => new Map<string, string>());
     const added = hash.value.has(field) ? 0 : 1;
@@ -135,6 +152,7 @@ export class MemoryDb {
     return added;
   }
 
+  /** Adds `by` to a hash field's integer (0 when missing), as HINCRBY; returns the new value. */
   hincrby(key: string, field: string, by: number): number {
     const hash = this.#create(key, 'hash', () => new Map<string, string>());
     const current = hash.value.get(field);
@@ -143,6 +161,7 @@ export class MemoryDb {
     return Number(next);
   }
 
+  /** Deletes one hash field, as HDEL (an emptied hash is deleted); returns 1 if it existed, else 0. */
   hdel(key: string, field: string): number {
     const hash = this.#typed(key, 'hash');
     if (hash === undefined || !hash.value.delete(field)) return 0;
@@ -150,11 +169,13 @@ export class MemoryDb {
     return 1;
   }
 
+  /** Appends to a list, as RPUSH; returns the list's new length. */
   rpush(key: string, value: string): number {
     const list = this.#create(key, 'list', () => [] as string[]);
     return list.value.push(value);
   }
 
+  /** Removes and returns a list's first element, or null, as LPOP (an emptied list is deleted). */
   lpop(key: string): string | null {
     const list = this.#typed(key, 'list');
     const value = list?.value.shift();
@@ -162,15 +183,18 @@ export class MemoryDb {
     return value ?? null;
   }
 
+  /** The list element at `index` (negative counts from the end), or null, as LINDEX. */
   lindex(key: string, index: number): string | null {
     const items = this.#typed(key, 'list')?.value ?? [];
     return items.at(index) ?? null;
   }
 
+  /** The whole list, as LRANGE key 0 -1. */
   lrange(key: string): string[] {
     return [...(this.#typed(key, 'list')?.value ?? [])];
   }
 
+  /** Removes every element equal to `value`, as LREM key 0 value (an emptied list is deleted); returns how many. */
   lrem(key: string, value: string): number {
     const list = this.#typed(key, 'list');
     if (list === undefined) return 0;
@@ -180,10 +204,12 @@ export class MemoryDb {
     return before - list.value.length;
   }
 
+  /** A list's length, as LLEN. */
   llen(key: string): number {
     return this.#typed(key, 'list')?.value.length ?? 0;
   }
 
+  /** Adds a member to a set, as SADD; returns 1 if it is new, else 0. */
   sadd(key: string, member: string): number {
     const set = this.#create(key, 'set', () => new Set<string>());
     const added = set.value.has(member) ? 0 : 1;
@@ -191,6 +217,7 @@ export class MemoryDb {
     return added;
   }
 
+  /** Adds a member to a sorted set or updates its score, as ZADD; returns 1 if it is new, else 0. */
   zadd(key: string, score: number, member: string): number {
     const zset = this.#create(key, 'zset', () => new Map<string, number>());
     const added = zset.value.has(member) ? 0 : 1;
@@ -198,10 +225,12 @@ export class MemoryDb {
     return added;
   }
 
+  /** A sorted-set member's score, or null, as ZSCORE. */
   zscore(key: string, member: string): number | null {
     return this.#typed(key, 'zset')?.value.get(member) ?? null;
   }
 
+  /** Removes a sorted-set member, as ZREM (an emptied set is deleted); returns 1 if it existed, else 0. */
   zrem(key: string, member: string): number {
     const zset = this.#typed(key, 'zset');
     if (zset === undefined || !zset.value.delete(member)) return 0;
@@ -209,6 +238,7 @@ export class MemoryDb {
     return 1;
   }
 
+  /** How many members a sorted set has, as ZCARD. */
   zcard(key: string): number {
     return this.#typed(key, 'zset')?.value.size ?? 0;
   }

@@ -2,16 +2,25 @@ import { Observable, type SchedulerLike } from 'rxjs';
 import { monotonicScheduler } from '../../util/monotonicScheduler.js';
 import type { Reply, Script } from '../Script.js';
 import { ScriptError } from '../Script.js';
-import type { ChannelEvent, LockStore, ReplyObserver, StoreConnection } from '../Store.js';
+import type { ChannelEvent, LockStore, ReplyObserver, ServerInfo, StoreConnection } from '../Store.js';
 import { classifyReplyError } from '../classifyReplyError.js';
 import { StoreError } from '../StoreError.js';
 import { checkMemoryStoreOptions } from './checkMemoryStoreOptions.js';
 import { MemoryDb } from './MemoryDb.js';
 
+/** Options of `createMemoryStore`. */
 export interface MemoryStoreOptions {
-  /** The clock keys expire on and the scheduler replies and messages are delivered through. Pass the TestScheduler in marble tests. @default monotonicScheduler */
+  /**
+   * The clock keys expire on and the scheduler replies and messages are delivered through. Pass the
+   * TestScheduler in marble tests (the same one as the client's).
+   * @default monotonicScheduler
+   */
   scheduler?: SchedulerLike | undefined;
-  /** Time from sending a command to its reply, from a publish to its delivery, from SUBSCRIBE to its confirmation. 0 still delivers asynchronously. @default 0 */
+  /**
+   * Time from sending a command to its reply, from a publish to its delivery, from SUBSCRIBE to its
+   * confirmation. 0 still delivers asynchronously.
+   * @default 0
+   */
   latencyMs?: number | undefined;
 }
 
@@ -31,14 +40,20 @@ type Listener = (event: ChannelEvent) => void;
  * Create one per test and connect several clients to it to test contention in virtual time.
  */
 export class MemoryStore implements LockStore {
+  /** The store's clock and delivery scheduler (the `scheduler` option). */
   readonly scheduler: SchedulerLike;
+  /** The delay of every reply and message, in ms (the `latencyMs` option). */
   readonly latencyMs: number;
   /** The keyspace, for assertions: `store.db.keys()`, `store.db.hget(...)`. */
   readonly db: MemoryDb;
   readonly #connections = new Set<MemoryConnection>();
   #fault: MemoryFault = 'none';
   #commands = 0;
+  /** Restarts so far: each one drops every connection, as a real restart does (see `epoch`). */
+  #restarts = 0;
+  #startedAt: number;
 
+  /** An empty store; `createMemoryStore(options)` does the same. */
   constructor(options: MemoryStoreOptions = {}) {
     checkMemoryStoreOptions(options);
     this.scheduler = options.scheduler ?? monotonicScheduler;
@@ -48,6 +63,7 @@ export class MemoryStore implements LockStore {
       (channel, message) => this.#publish(channel, message),
       (channel) => this.#subscribers(channel),
     );
+    this.#startedAt = this.scheduler.now();
   }
 
   connect(): StoreConnection {
@@ -61,6 +77,7 @@ export class MemoryStore implements LockStore {
     this.#fault = fault;
   }
 
+  /** The fault injected now (`setFault`). */
   get fault(): MemoryFault {
     return this.#fault;
   }
@@ -77,9 +94,21 @@ export class MemoryStore implements LockStore {
     return total;
   }
 
-  /** Simulates a restart without persistence: every key is gone and nothing is published. */
+  /** Simulates a restart without persistence: every key is gone, nothing is published, and connections count a loss. */
   restart(): void {
     this.db.flushAll();
+    this.#restarts++;
+    this.#startedAt = this.scheduler.now();
+  }
+
+  /** @internal How many restarts connections have seen (their epoch). */
+  get restarts(): number {
+    return this.#restarts;
+  }
+
+  /** @internal What `INFO server` would say: a run id per start, and the time since. */
+  serverInfo(): { runId: string; uptimeMs: number } {
+    return { runId: `memory-${String(this.#restarts)}`, uptimeMs: this.scheduler.now() - this.#startedAt };
   }
 
   /** @internal */
@@ -193,7 +222,18 @@ class MemoryConnection implements StoreConnection {
   }
 
   epoch(): number {
-    return 0;
+    return this.#store.restarts;
+  }
+
+  serverInfo(): Observable<ServerInfo> {
+    const store = this.#store;
+    return new Observable<ServerInfo>((subscriber) => {
+      const reply = store.scheduler.schedule(() => {
+        subscriber.next(store.serverInfo());
+        subscriber.complete();
+      }, store.latencyMs);
+      return () => reply.unsubscribe();
+    });
   }
 
   slotOf(): number {
@@ -217,7 +257,15 @@ function toStoreError(error: unknown): StoreError {
   return new StoreError('other', error instanceof Error ? error.message : String(error), false, { cause: error });
 }
 
-/** Creates an in-memory store. See `MemoryStore`. */
+/**
+ * Creates an in-memory store. See `MemoryStore`.
+ *
+ * @example
+ * const store = createMemoryStore();
+ * const locks = createLockClient({ store });
+ * await locks.withLock('orders', () => processOrders());
+ * expect(store.db.keys()).toEqual([]);
+ */
 export function createMemoryStore(options?: MemoryStoreOptions): MemoryStore {
   return new MemoryStore(options);
 }

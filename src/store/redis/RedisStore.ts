@@ -1,38 +1,54 @@
 import calculateSlot from 'cluster-key-slot';
-import { Observable, type SchedulerLike } from 'rxjs';
+import { defer, Observable, type SchedulerLike } from 'rxjs';
 import type { Reply, Script } from '../Script.js';
-import type { ChannelEvent, LockStore, ReplyObserver, RunOptions, StoreConnection } from '../Store.js';
+import type { ChannelEvent, LockStore, ReplyObserver, RunOptions, ServerInfo, StoreConnection } from '../Store.js';
 import { StoreError } from '../StoreError.js';
 import { classifyRedisError } from './classifyRedisError.js';
-import { hasShardedSubscribers, serverMajorVersion, SHARDED_PUBSUB_REQUIREMENT, type PublishCommand, type ShardedPubSubSetting } from './pubSubMode.js';
-import { preparedEvalsha, type EvalshaSender } from './preparedEvalsha.js';
-import type { RedisLike, SubscriberLike } from './RedisLike.js';
+import { driverFor } from './driver/driverFor.js';
+import type { RedisDriver } from './driver/RedisDriver.js';
+import { serverMajorVersion, SHARDED_PUBSUB_REQUIREMENT, type PublishCommand, type ShardedPubSubSetting } from './pubSubMode.js';
+import type { RedisLike } from './RedisLike.js';
+import { acknowledgedReplicas, AOF_OFF, waitCommand, waitKindOf, type WaitKind } from './replicaWait.js';
 import { Subscriber } from './Subscriber.js';
 
+/** Options of `redisStore`. */
 export interface RedisStoreOptions {
   /**
    * How wake-ups travel on a Redis Cluster. `'auto'` uses sharded pub/sub (SPUBLISH/SSUBSCRIBE), so that a
-   * wake-up costs one shard rather than the whole cluster, when the client is an ioredis Cluster created
-   * with `shardedSubscribers: true` and the server is Redis 7 or newer, and classic pub/sub otherwise.
-   * `true` insists on it (and fails every command when it is not available); `false` always uses classic
-   * pub/sub. Every client of one lock must use the same kind (Redisson on a Redis 7 cluster uses sharded).
+   * wake-up costs one shard rather than the whole cluster, when the client routes SSUBSCRIBE per shard (an
+   * ioredis Cluster created with `shardedSubscribers: true`, or a node-redis cluster) and the server is Redis 7
+   * or newer, and classic pub/sub otherwise. `true` insists on it (and fails every command when it is not
+   * available); `false` always uses classic pub/sub. Every client of one lock must use the same kind (Redisson
+   * on a Redis 7 cluster uses sharded).
    * @default 'auto'
    */
   shardedPubSub?: ShardedPubSubSetting | undefined;
-  /** How long `WAIT` may take when the client asks for replica acknowledgements. @default 1000 */
+  /**
+   * How long `WAIT` (or `WAITAOF`) may take when the client asks for replica acknowledgements.
+   * @default 1000
+   */
   replicaTimeoutMs?: number | undefined;
 }
 
-/** A store on an ioredis client. `createLockClient({ redis })` is shorthand for `createLockClient({ store: redisStore(redis) })`. */
+/**
+ * A store on a Redis client: ioredis (`Redis`, `Cluster`; ioredis 5 or 6, or iovalkey) or node-redis 5
+ * (`createClient`, `createCluster`, `createSentinel`). `createLockClient({ redis })` is shorthand for
+ * `createLockClient({ store: redisStore(redis) })`.
+ */
 export function redisStore(redis: RedisLike, options: RedisStoreOptions = {}): LockStore {
+  return driverStore(driverFor(redis, 'redisStore', 'the client'), options);
+}
+
+/** A store over a client's driver (`redisStore` once the client is recognised; one per master in Redlock). */
+export function driverStore(driver: RedisDriver, options: RedisStoreOptions = {}): LockStore {
   const { shardedPubSub = 'auto' } = options;
   if (shardedPubSub !== 'auto' && typeof shardedPubSub !== 'boolean') {
     throw new TypeError(`rxlock: redisStore: option "shardedPubSub" must be 'auto', true or false, got ${JSON.stringify(shardedPubSub)}`);
   }
-  if (shardedPubSub === true && !hasShardedSubscribers(redis)) {
+  if (shardedPubSub === true && !driver.shardedSubscribers) {
     throw new TypeError(`rxlock: redisStore: option "shardedPubSub" is true, but ${SHARDED_PUBSUB_REQUIREMENT}`);
   }
-  return { connect: (scheduler) => new RedisConnection(redis, scheduler, { ...options, shardedPubSub }) };
+  return { connect: (scheduler) => new RedisConnection(driver, scheduler, { ...options, shardedPubSub }) };
 }
 
 const NOSCRIPT = /^NOSCRIPT/;
@@ -40,16 +56,16 @@ const MOVED = /^MOVED /;
 /** NOSCRIPT, then MOVED once or twice while a slot map settles. */
 const MAX_RESENDS = 3;
 
+/** One lock client's connection through a client driver: everything here is the same for every Redis client library. */
 class RedisConnection implements StoreConnection {
-  readonly #redis: RedisLike;
+  readonly #driver: RedisDriver;
   readonly #scheduler: SchedulerLike;
   readonly #replicaTimeoutMs: number;
-  readonly #evalsha: EvalshaSender;
   /** Changes at most once, when the version check finds a server without sharded pub/sub. */
   publishCommand: PublishCommand;
 
   get subscribersVisible(): boolean {
-    return this.publishCommand === 'spublish' || !this.#redis.isCluster;
+    return this.publishCommand === 'spublish' || !this.#driver.isCluster;
   }
 
   /**
@@ -62,48 +78,54 @@ class RedisConnection implements StoreConnection {
   #subscriber: Subscriber | undefined;
   /** Scripts this connection saw run, so probably in the server's script cache (per node on a cluster). */
   readonly #loaded = new Set<string>();
+  /** WAIT or WAITAOF behind scripts that need replica acknowledgements: probed once, at the first of them. */
+  #waitKind: Promise<WaitKind> | undefined;
   #epoch = 0;
-  readonly #onClose = (): void => {
-    this.#epoch++;
-  };
+  #closed = false;
+  readonly #unwatch: () => void;
   /** Which node served the slot of each subscribed shard channel at the last slot-map refresh. */
   #owners = new Map<number, string>();
+
+  constructor(driver: RedisDriver, scheduler: SchedulerLike, options: RedisStoreOptions & { shardedPubSub: ShardedPubSubSetting }) {
+    this.#driver = driver;
+    this.#scheduler = scheduler;
+    this.#replicaTimeoutMs = options.replicaTimeoutMs ?? 1_000;
+    const shard = options.shardedPubSub !== false && driver.shardedSubscribers;
+    this.publishCommand = shard ? 'spublish' : 'publish';
+    if (shard) this.#detecting = this.#checkServerVersion(options.shardedPubSub === true);
+    this.#unwatch = driver.watch({
+      connectionLost: () => {
+        this.#epoch++;
+      },
+      topologyChanged: () => this.#onTopology(),
+      nodeLost: () => {
+        this.#epoch++;
+        this.#subscriber?.resync();
+      },
+      // The user closed their client (or it gave up): the subscriber rxlock opened goes too, so that nothing of
+      // rxlock's keeps a finished process alive. Commands from now on fail with the client's state.
+      ended: () => {
+        void this.#closeSubscriber();
+      },
+    });
+  }
+
   /**
    * The command client fetched the slot map again (a MOVED, a failed node, `slotsRefreshInterval`): shard
    * channels must follow their slots if one of theirs changed owner. Classic channels are not tied to slots.
    */
-  readonly #onTopology = (): void => {
+  #onTopology(): void {
     if (this.publishCommand !== 'spublish' || this.#subscriber === undefined) return;
-    const slots = (this.#redis as { slots?: readonly (readonly string[] | undefined)[] }).slots;
     const owners = new Map<number, string>();
-    let moved = slots === undefined;
+    let moved = false;
     for (const channel of this.#subscriber.channels()) {
       const slot = calculateSlot(channel);
-      const owner = slots?.[slot]?.[0] ?? '';
-      if (this.#owners.get(slot) !== owner) moved = true;
-      owners.set(slot, owner);
+      const owner = this.#driver.slotOwner(slot);
+      if (owner === undefined || this.#owners.get(slot) !== owner) moved = true;
+      owners.set(slot, owner ?? '');
     }
     this.#owners = owners;
     if (moved) this.#subscriber.resync();
-  };
-  readonly #onNodeLost = (): void => {
-    this.#epoch++;
-    this.#subscriber?.resync();
-  };
-
-  constructor(redis: RedisLike, scheduler: SchedulerLike, options: RedisStoreOptions & { shardedPubSub: ShardedPubSubSetting }) {
-    this.#redis = redis;
-    this.#scheduler = scheduler;
-    this.#replicaTimeoutMs = options.replicaTimeoutMs ?? 1_000;
-    this.#evalsha = preparedEvalsha(redis) ?? ((sha1, keys, args) => redis.evalsha(sha1, keys.length, ...keys, ...args));
-    const shard = options.shardedPubSub !== false && hasShardedSubscribers(redis);
-    this.publishCommand = shard ? 'spublish' : 'publish';
-    if (shard) this.#detecting = this.#checkServerVersion(options.shardedPubSub === true);
-    redis.on('close', this.#onClose);
-    if (redis.isCluster) {
-      redis.on('refresh', this.#onTopology);
-      redis.on('-node', this.#onNodeLost);
-    }
   }
 
   run<R>(script: Script<R>, keys: readonly string[], args: readonly (string | number)[], options?: RunOptions): Observable<R> {
@@ -125,10 +147,10 @@ class RedisConnection implements StoreConnection {
   }
 
   call<R>(script: Script<R>, keys: readonly string[], args: readonly (string | number)[], observer: ReplyObserver<R>, options?: RunOptions): void {
-    if (this.#unsupported !== undefined || this.#redis.status === 'end') {
-      const error = this.#unsupported ?? new StoreError('closed', 'the ioredis client is closed (quit or disconnect was called)', false);
+    const refusal = this.#refusal();
+    if (refusal !== undefined) {
       // Replies never arrive inside the caller's stack.
-      void Promise.resolve().then(() => observer.error(error));
+      void Promise.resolve().then(() => observer.error(refusal));
       return;
     }
     const replicas = options?.replicas ?? 0;
@@ -142,7 +164,7 @@ class RedisConnection implements StoreConnection {
     if (!this.#loaded.has(script.sha1)) {
       // First use: the body, so that the command runs where it stands in the connection's order. An EVALSHA
       // answered NOSCRIPT would be re-sent behind commands sent after it (a compensation behind the retry it must precede).
-      this.#redis.eval(script.lua, keys.length, ...keys, ...args).then(
+      this.#driver.eval(script.lua, keys, args).then(
         (reply) => {
           this.#loaded.add(script.sha1);
           deliver(script, reply, observer);
@@ -152,7 +174,7 @@ class RedisConnection implements StoreConnection {
       return;
     }
     // The hot path: one promise per command, no async function.
-    this.#evalsha(script.sha1, keys, args).then(
+    this.#driver.evalsha(script.sha1, keys, args).then(
       (reply) => deliver(script, reply, observer),
       (error: unknown) => {
         // The script cache was flushed (SCRIPT FLUSH, restart, failover): send the body once.
@@ -160,7 +182,7 @@ class RedisConnection implements StoreConnection {
           observer.error(classifyRedisError(error));
           return;
         }
-        this.#redis.eval(script.lua, keys.length, ...keys, ...args).then(
+        this.#driver.eval(script.lua, keys, args).then(
           (reply) => deliver(script, reply, observer),
           (retryError: unknown) => observer.error(classifyRedisError(retryError)),
         );
@@ -175,45 +197,60 @@ class RedisConnection implements StoreConnection {
     replicas: number,
     timeoutMs: number,
   ): Promise<unknown> {
-    const send = async (useBody: boolean) => {
-      const pipeline = this.#redis.pipeline();
-      if (useBody) pipeline.eval(script.lua, keys.length, ...keys, ...args);
-      else pipeline.evalsha(script.sha1, keys.length, ...keys, ...args);
-      return (await pipeline.wait(replicas, timeoutMs).exec()) ?? [];
-    };
+    let kind = await (this.#waitKind ??= this.#probeWaitKind());
+    const send = (useBody: boolean) => this.#driver.scriptThenWait(script, useBody, keys, args, waitCommand(kind, replicas, timeoutMs));
     // A NOSCRIPT in the pipeline would still make the WAIT behind it block: send the body until this script is known loaded.
     let results = await send(!this.#loaded.has(script.sha1));
     for (let resends = 0; resends < MAX_RESENDS; resends++) {
-      const scriptError = results[0]?.[0];
+      const scriptError = results[0][0];
+      const waitError = results[1][0];
+      if (scriptError === null && waitError !== null && kind === 'waitaof' && AOF_OFF.test(waitError.message)) {
+        // AOF was turned off since the probe: the script ran, and WAIT still counts its replicas.
+        this.#waitKind = Promise.resolve('wait');
+        kind = 'wait';
+        results = [results[0], (await this.#driver.scriptThenWait(script, false, keys, args, waitCommand(kind, replicas, timeoutMs)))[1]];
+        break;
+      }
       if (!(scriptError instanceof Error)) break;
       if (NOSCRIPT.test(scriptError.message)) {
         this.#loaded.delete(script.sha1);
         results = await send(true);
       } else if (MOVED.test(scriptError.message)) {
-        // ioredis follows MOVED for a lone command, but not in a pipeline whose WAIT succeeded: the script did not
-        // run, so send it where it belongs now. Anything else (ASK, TRYAGAIN, CLUSTERDOWN) goes back to the engine
+        // A MOVED in the pipeline is not followed (its WAIT would stay on the old node): the script did not run,
+        // so send it where it belongs now. Anything else (ASK, TRYAGAIN, CLUSTERDOWN) goes back to the engine
         // as a transient failure, so that no old attempt outlives the engine's timeout and runs after its compensation.
-        await this.#refreshSlots();
+        await this.#driver.refreshSlots();
         results = await send(!this.#loaded.has(script.sha1));
       } else {
         break;
       }
     }
-    const [[scriptError, reply] = [null, null], [waitError, acknowledged] = [null, 0]] = results;
+    const [[scriptError, reply], [waitError, acknowledged]] = results;
     if (scriptError !== null) throw scriptError;
     this.#loaded.add(script.sha1);
     if (waitError !== null) throw waitError;
-    if (Number(acknowledged) === 0) {
-      throw new StoreError('no-replicas', `no replica acknowledged ${script.name} within ${timeoutMs} ms (asked for ${replicas})`, true);
+    if (acknowledgedReplicas(kind, acknowledged) <= 0) {
+      const what = kind === 'waitaof' ? 'fsynced the writes of' : 'acknowledged';
+      throw new StoreError('no-replicas', `no replica ${what} ${script.name} within ${timeoutMs} ms (asked for ${replicas}, with ${kind.toUpperCase()})`, true);
     }
     return reply;
   }
 
-  #refreshSlots(): Promise<void> {
-    return new Promise<void>((resolve) => {
-      if (this.#redis.refreshSlotsCache === undefined) resolve();
-      else this.#redis.refreshSlotsCache(() => resolve());
-    });
+  /** WAITAOF where the server has AOF on and knows it, WAIT otherwise; WAIT when the server cannot say (probed again next time). */
+  async #probeWaitKind(): Promise<WaitKind> {
+    try {
+      return await waitKindOf(this.#driver);
+    } catch (error) {
+      this.#waitKind = undefined;
+      throw error;
+    }
+  }
+
+  /** Why no command can be sent: `shardedPubSub: true` that cannot be honoured, or the user's client closed or not connected. */
+  #refusal(): StoreError | undefined {
+    if (this.#unsupported !== undefined) return this.#unsupported;
+    const unusable = this.#driver.unusable();
+    return unusable === undefined ? undefined : new StoreError('closed', unusable, false);
   }
 
   listen(channel: string): Observable<ChannelEvent> {
@@ -221,7 +258,9 @@ class RedisConnection implements StoreConnection {
       let inner: { unsubscribe(): void } | undefined;
       let active = true;
       const start = (): void => {
-        if (active) inner = this.#subscriberOf().listen(channel).subscribe(subscriber);
+        // Nothing is opened for a closed connection or a client that is closed (until its owner connects it again):
+        // waiters' attempts fail with the client's state meanwhile.
+        if (active && !this.#closed && this.#driver.unusable() === undefined) inner = this.#subscriberOf().listen(channel).subscribe(subscriber);
       };
       if (this.#detecting === undefined) start();
       else void this.#detecting.then(start);
@@ -237,43 +276,47 @@ class RedisConnection implements StoreConnection {
   }
 
   slotOf(key: string): number {
-    return this.#redis.isCluster ? calculateSlot(key) : 0;
+    return this.#driver.isCluster ? calculateSlot(key) : 0;
+  }
+
+  serverInfo(): Observable<ServerInfo> {
+    return defer(async () => {
+      const info = await this.#driver.info('server');
+      const runId = /^run_id:(\S+)/m.exec(info)?.[1] ?? '';
+      const uptime = Number(/^uptime_in_seconds:(\d+)/m.exec(info)?.[1] ?? 'NaN');
+      if (!Number.isFinite(uptime)) throw new StoreError('other', 'INFO server did not say how long the server has been up', false);
+      // Redis counts whole seconds from a start time truncated to the second: the server may have been up
+      // almost a second less than it says. Count that second off, so that a restart guard never ends early.
+      return { runId, uptimeMs: Math.max(0, uptime - 1) * 1_000 };
+    });
   }
 
   async evictionPolicy(): Promise<string | undefined> {
-    const info = await this.#redis.info('memory');
+    const info = await this.#driver.info('memory');
     return /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
   }
 
   async close(): Promise<void> {
-    this.#redis.off('close', this.#onClose);
-    this.#redis.off('refresh', this.#onTopology);
-    this.#redis.off('-node', this.#onNodeLost);
-    await this.#subscriber?.close();
+    this.#closed = true;
+    this.#unwatch();
+    await this.#closeSubscriber();
+  }
+
+  async #closeSubscriber(): Promise<void> {
+    const subscriber = this.#subscriber;
+    this.#subscriber = undefined;
+    await subscriber?.close();
   }
 
   #subscriberOf(): Subscriber {
-    this.#subscriber ??= new Subscriber(() => this.#openSubscriber(), this.publishCommand === 'spublish', this.#scheduler);
+    this.#subscriber ??= new Subscriber(() => this.#driver.openSubscriber(), this.publishCommand === 'spublish', this.#scheduler);
     return this.#subscriber;
-  }
-
-  /**
-   * The pub/sub connection: a duplicate of the client. A standalone one is opened without ioredis's own
-   * resubscription after a reconnect, whose commands nobody awaits: closed before their replies came, they
-   * were rejected unhandled, which ends a Node process by default (ioredis 5.11 and 6.0; ioredis#2187).
-   * `Subscriber` subscribes every channel again on each reconnect anyway, and handles every reply.
-   */
-  #openSubscriber(): SubscriberLike {
-    const redis = this.#redis;
-    if (redis.isCluster) return redis.duplicate();
-    // RedisLike declares duplicate() without arguments, so that a Cluster (whose first is its startup nodes) fits.
-    return (redis.duplicate as (override: { autoResubscribe: boolean }) => SubscriberLike).call(redis, { autoResubscribe: false });
   }
 
   /** Sharded pub/sub needs Redis 7; on an older server fall back to classic pub/sub, or fail when it was insisted on. */
   async #checkServerVersion(insist: boolean): Promise<void> {
     try {
-      const major = await serverMajorVersion(this.#redis);
+      const major = await serverMajorVersion(this.#driver);
       if (major !== undefined && major < 7) {
         if (insist)
           this.#unsupported = new StoreError('other', `rxlock: shardedPubSub is true, but the server is Redis ${major}: ${SHARDED_PUBSUB_REQUIREMENT}`, false);

@@ -35,6 +35,9 @@ const MAX_CONFIRM_MS = 30_000;
  */
 const SERVER_SUNSUBSCRIBE = /Last reply: sunsubscribe,(.+),\d+$/;
 
+/** How a node-redis connection reports the same (see `nodeRedisSubscriber.ts`), with the channel. */
+const MOVED_EVENT = 'rxlock:moved';
+
 /**
  * The client's one pub/sub connection, opened on first use. Each channel is subscribed while it has a
  * listener, and its listeners hear `ready` each time the server confirms the subscription: after a
@@ -120,6 +123,7 @@ export class Subscriber {
     connection.off('ready', this.#onReady);
     connection.off('subscribersReady', this.#onTopology);
     connection.off('nodeError', this.#onNodeError);
+    connection.off(MOVED_EVENT, this.#onMoved);
     const hadSocket = OPEN_STATES.has(connection.status);
     connection.disconnect();
     if (!hadSocket || connection.status === 'end') return;
@@ -202,6 +206,7 @@ export class Subscriber {
     connection.on('ready', this.#onReady);
     connection.on('subscribersReady', this.#onTopology);
     connection.on('nodeError', this.#onNodeError);
+    connection.on(MOVED_EVENT, this.#onMoved);
     // Errors surface as reconnects; without a listener ioredis would print them.
     connection.on('error', () => undefined);
     this.#connection = connection;
@@ -234,7 +239,12 @@ export class Subscriber {
   readonly #onNodeError = (error: unknown): void => {
     const message = error instanceof Error ? error.message : String(error);
     const channel = SERVER_SUNSUBSCRIBE.exec(message)?.[1];
-    if (channel === undefined || !this.#channels.has(channel)) return;
+    if (channel !== undefined) this.#onMoved(channel);
+  };
+
+  /** The server moved a shard channel's slot away and unsubscribed it: subscribe it again where its slot lives now. */
+  readonly #onMoved = (channel: string): void => {
+    if (!this.#channels.has(channel)) return;
     this.#reconnects++;
     const entry = this.#channels.get(channel);
     if (entry !== undefined) entry.confirmed = false;

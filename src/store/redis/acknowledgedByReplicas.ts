@@ -1,6 +1,6 @@
-import type { Observable } from 'rxjs';
+import { throwError, type Observable } from 'rxjs';
 import type { Script } from '../Script.js';
-import type { ChannelEvent, RunOptions, StoreConnection } from '../Store.js';
+import type { ChannelEvent, RunOptions, ServerInfo, StoreConnection } from '../Store.js';
 
 /**
  * Makes every script on `connection` wait for `replicas` replica acknowledgements (`WAIT`, at most
@@ -57,6 +57,10 @@ class AcknowledgedConnection implements StoreConnection {
 
   evictionPolicy(): Promise<string | undefined> {
     return this.#connection.evictionPolicy();
+  }
+
+  serverInfo(): Observable<ServerInfo> {
+    return this.#connection.serverInfo?.() ?? throwError(() => new Error('rxlock: this store does not report its server'));
   }
 
   close(): Promise<void> {
