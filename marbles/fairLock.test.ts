@@ -183,4 +183,31 @@ describe('fairLock$ in virtual time (memory store, 1 ms latency)', () => {
       expectObservable(channels).toBe('5ms a 100ms b 5000ms c', { a: 1, b: 1, c: 0 });
     });
   });
+
+  it('gives an owner to the next acquisition once its subscription ends, granted or not, and never to two holds at once', () => {
+    const ts = createTestScheduler();
+    const owners: [string, number][] = [];
+    ts.run(() => {
+      const { clients } = memoryClients(ts, 2);
+      const [client, other] = clients;
+      const held = (delayMs: number, holdMs: number, label: string) =>
+        timer(delayMs)
+          .pipe(
+            switchMap(() => client!.fairLock$('f').pipe(tap((lease) => owners.push([`${label} ${lease.owner}`, ts.now()])))),
+            takeUntil(timer(delayMs + holdMs)),
+          )
+          .subscribe();
+      other!
+        .fairLock$('f')
+        .pipe(takeUntil(timer(10)))
+        .subscribe();
+      held(1, 3, 'cancelled while waiting'); // never granted: its owner goes back at 4
+      held(5, 25, 'first'); // granted once the other client releases, held until 30
+      held(20, 30, 'second'); // subscribes while the first holds: another owner
+      held(60, 10, 'third'); // after both ended: an owner they gave back
+    });
+    // Owners and wait ids share one counter: the cancelled acquisition took owner #1 (wait id #2), the first reused
+    // it (wait id #3), the second took #4 (wait id #5), the third reused the last one given back.
+    expect(owners.map(([label]) => label)).toEqual(['first #1', 'second #4', 'third #4']);
+  });
 });

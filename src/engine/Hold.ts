@@ -9,7 +9,6 @@ import type { Renewer, RenewTarget } from './Renewer.js';
 import { send, type Command } from './send.js';
 import { isTransient, toLockError } from './toLockError.js';
 
-/** How a hold's key stays alive: renewed by the watchdog, a fixed lease that runs out, or no expiry at all. */
 /**
  * How a hold's key stays alive: renewed by the watchdog (every third of `ttlMs`, by default the client's
  * `watchdogTimeoutMs`), a fixed lease that runs out, or no expiry at all.
@@ -31,6 +30,8 @@ export interface HoldSpec {
   readonly expiry: Expiry;
   /** One owner-checked release. Sending it again after it succeeded must answer `not-held` and change nothing. */
   release(): Command<ReleaseReply>;
+  /** The subscription that held it ended, after its release was sent: what the hold borrowed goes back (a fair owner to its pool). Called once. */
+  ended?(): void;
 }
 
 type State = 'held' | 'released' | 'lost';
@@ -210,6 +211,11 @@ export class Hold implements Lease {
   /** Ends the lease on unsubscription: releases in the background and reports failures to `events$` only. */
   endQuietly(): void {
     this.#startRelease();
+  }
+
+  /** @internal The subscription that held it ended (see `HoldSpec.ended`). */
+  subscriptionEnded(): void {
+    this.#spec.ended?.();
   }
 
   /** Client close: the lease is lost to its holder and released. */

@@ -79,6 +79,11 @@ export interface LockSpec<G> extends AcquireSpec<G> {
    * the wait began.
    */
   hold(grant: G, sentAt: number, startedAt: number): HoldSpec;
+  /**
+   * The subscription ended before a hold was granted to it, after the engine cancelled the wait (a grant then
+   * ends through `HoldSpec.ended` instead). Called at most once.
+   */
+  ended?(): void;
 }
 
 /** How an acquisition hears direct hand-offs: its client's channel for them, its name there, and how to give one back. */

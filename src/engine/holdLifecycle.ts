@@ -135,6 +135,14 @@ class HoldLifecycle<G> implements Closable, Unsubscribable, LossListener {
     this.acquisition?.cancel();
     this.#lease?.endQuietly();
     this.#ended();
+    // Last, once the release or the leave is on its way: the spec may hand what it borrowed to the next hold.
+    // Both are forgotten, so that a second call tells nobody again.
+    const spec = this.#spec;
+    const lease = this.#lease;
+    this.#spec = undefined;
+    this.#lease = undefined;
+    if (lease === undefined) spec?.ended?.();
+    else lease.subscriptionEnded();
   }
 
   /** The hold ended (after whatever ending it sent: a release, a leave): hand-offs to it are given back from now on. */

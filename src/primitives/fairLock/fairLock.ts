@@ -40,15 +40,7 @@ const WAKE_ALL = { wake: 'all' } as const;
  * head only. Unsubscribing while waiting leaves the queue at once.
  */
 export function fairLockHold$(core: ClientCore, name: string, options: FairLockOptions = {}): Observable<Hold> {
-  const held$ = new Observable<Hold>((subscriber) => {
-    const acquisition = new FairAcquisition(core, name, options);
-    const hold = startHold(acquisition, subscriber);
-    return () => {
-      // Ending the hold first sends the release (or cancels the wait) before anything else here.
-      hold.unsubscribe();
-      acquisition.ended();
-    };
-  });
+  const held$ = new Observable<Hold>((subscriber) => startHold(new FairAcquisition(core, name, options), subscriber));
   return abortable(held$, options.signal);
 }
 
@@ -79,7 +71,7 @@ class FairAcquisition implements LockSpec<number> {
   readonly owner: string;
   readonly waitMs: number | undefined;
   readonly channel: string;
-  /** Until granted: the acquisition lives as long as its hold (see `ended`), which needs none of this. */
+  /** Until granted; a grant that is not trusted keeps its acquisition until the subscription ends, and needs none of it. */
   handOff: HandOffSpec | undefined;
   readonly #fairOwner: FairOwner;
   /** Whether the owner came from the pool (and goes back there at the end). */
@@ -137,10 +129,11 @@ class FairAcquisition implements LockSpec<number> {
   hold(token: number): HoldSpec {
     this.#granted = true;
     this.handOff = undefined;
-    return new FairHold(this.core, this.name, this.#fairOwner, this.#fencing ? token : undefined, this.#ttl(), this.#leaseMs === undefined, this.#holdId);
+    const renewed = this.#leaseMs === undefined;
+    return new FairHold(this.core, this.name, this.#fairOwner, this.#pooled, this.#fencing ? token : undefined, this.#ttl(), renewed, this.#holdId);
   }
 
-  /** The subscription ended: leave the queue if an attempt may still have a place there, and give the owner back. */
+  /** The subscription ended before a grant: leave the queue if an attempt may still have a place there, and give the owner back. */
   ended(): void {
     // The engine leaves the queue itself once it saw the caller queued; this covers a first attempt still in flight.
     if (!this.#granted && this.#mayBeQueued) this.abandon();
@@ -183,11 +176,22 @@ class FairHold implements HoldSpec {
   readonly token: number | undefined;
   readonly expiry: Expiry;
   readonly #fairOwner: FairOwner;
+  /** Whether the owner came from the client's pool (and goes back there when the subscription ends). */
+  readonly #pooled: boolean;
   readonly #ttlMs: number;
   readonly #holdId: string;
 
   /** `ttlMs`: the key's TTL, renewed by the watchdog when `renewed`, a fixed lease otherwise. */
-  constructor(core: ClientCore, name: string, fairOwner: FairOwner, token: number | undefined, ttlMs: number, renewed: boolean, holdId: string) {
+  constructor(
+    core: ClientCore,
+    name: string,
+    fairOwner: FairOwner,
+    pooled: boolean,
+    token: number | undefined,
+    ttlMs: number,
+    renewed: boolean,
+    holdId: string,
+  ) {
     this.core = core;
     this.name = name;
     this.token = token;
@@ -195,6 +199,7 @@ class FairHold implements HoldSpec {
       ? { type: 'watchdog', ttlMs, renewKind: FAIR_RENEW_KIND, key: fairOwner.lockKey, field: fairOwner.field }
       : { type: 'fixed', ms: ttlMs };
     this.#fairOwner = fairOwner;
+    this.#pooled = pooled;
     this.#ttlMs = ttlMs;
     this.#holdId = holdId;
   }
@@ -210,5 +215,10 @@ class FairHold implements HoldSpec {
   release(): Command<ReleaseReply> {
     const direct = takesHandOffs(this.core, undefined);
     return this.#fairOwner.call(fairLockReleaseScript, { leaseMs: this.#ttlMs, holdId: this.#holdId, waitId: '', fencing: false, enqueue: false, direct });
+  }
+
+  /** Every hold has its own hold id, so the owner may serve the next acquisition while this release is in flight. */
+  ended(): void {
+    if (this.#pooled) this.core.local(FAIR_OWNERS).give(this.#fairOwner);
   }
 }
