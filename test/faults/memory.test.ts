@@ -81,7 +81,8 @@ describe('fault 8: memory pressure', () => {
     expect(await eventually(() => lost !== undefined, 2 * TTL)).toBe(true);
     expect(lost!.error).toBeInstanceOf(LockLostError);
     expect((lost!.error as LockLostError).reason).toBe('not-held');
-    expect(lost!.at - evictedAt).toBeLessThan(RENEW_PERIOD + 50);
+    // The next renewal, plus its round trip and a timer late on a busy machine.
+    expect(lost!.at - evictedAt).toBeLessThan(RENEW_PERIOD + 150);
     subscription.unsubscribe();
     await client.close();
     await freeMemory(admin);

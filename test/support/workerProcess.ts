@@ -23,6 +23,8 @@ export interface WorkerConfig {
   readonly clients: number;
   readonly watchdogTimeoutMs: number;
   readonly commandTimeoutMs?: number;
+  /** The lock clients' `driftMs`. @default the library's */
+  readonly driftMs?: number;
   /** `default`: the library's monotonic scheduler; `date`: rxjs's asyncScheduler, whose now() is `Date.now()` (a control). */
   readonly scheduler?: 'default' | 'date';
   /** Fake `Date` in this process: after `afterMs`, the wall clock reads `offsetMs` away from the real one. */
@@ -230,6 +232,7 @@ async function runWorker(config: WorkerConfig): Promise<void> {
       clientId: `${config.name}-c${i}`,
       watchdogTimeoutMs: config.watchdogTimeoutMs,
       ...(config.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: config.commandTimeoutMs }),
+      ...(config.driftMs === undefined ? {} : { driftMs: config.driftMs }),
       ...(config.scheduler === 'date' ? { scheduler: asyncScheduler } : {}),
     });
     eventSubscriptions.push(
