@@ -1,7 +1,7 @@
 import type { Contender } from './Contender.js';
 import { floor } from './floor.js';
 import { naiveSetNx } from './naiveSetNx.js';
-import { floorNodeRedis, rxlockNodeRedis } from './nodeRedis.js';
+import { floorNodeRedis, rxlockNodeRedis, rxlockScriptsNodeRedis } from './nodeRedis.js';
 import { redisSemaphore } from './redisSemaphore.js';
 import { redissonScripts } from './redissonScripts.js';
 import { redlock } from './redlock.js';
@@ -17,6 +17,7 @@ export const CONTENDERS: readonly Contender[] = [
   rxlockLock,
   rxlockFairLock,
   floorNodeRedis,
+  rxlockScriptsNodeRedis,
   rxlockNodeRedis,
   redisSemaphore,
   redlock,

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { LeaseHandle } from '../../src/index.js';
 import { rxlock } from '../rxlock.js';
 import type { Contender, WorkerContext } from './Contender.js';
+import { RXLOCK_LOCK_SCRIPTS } from './rxlockScripts.js';
 
 const TRIVIAL = 'return 1';
 
@@ -28,6 +30,34 @@ export const floorNodeRedis: Contender = {
       },
       release: async () => {
         await client.sendCommand(args);
+      },
+      close: () => Promise.resolve(),
+    };
+  },
+};
+
+/** `rxlock-scripts` through node-redis: splits the node-redis path's cycle into the scripts' share and the engine's. */
+export const rxlockScriptsNodeRedis: Contender = {
+  id: 'rxlock-scripts-node-redis',
+  label: 'rxlock scripts, no engine (node-redis)',
+  settings:
+    "node-redis 5 (`createClient`), rxlock's lock acquire and release scripts sent with `sendCommand([EVALSHA, …])`, the keys and arguments as `rxlock-scripts`; loaded before the window. Not a lock users would write; it shows how much of the node-redis path's cycle is its scripts. Uncontended only.",
+  excludes: false,
+  unavailable: () => Promise.resolve(undefined),
+  async open(context) {
+    const client = await nodeRedisOf(context)();
+    const field = `${randomUUID()}:#1`;
+    const command = async (lua: string, call: readonly (string | number)[]): Promise<string[]> => [
+      'EVALSHA',
+      await client.scriptLoad(lua),
+      ...call.map(String),
+    ];
+    const acquire = await command(RXLOCK_LOCK_SCRIPTS.acquireLua, RXLOCK_LOCK_SCRIPTS.acquire(context.key, field));
+    const release = await command(RXLOCK_LOCK_SCRIPTS.releaseLua, RXLOCK_LOCK_SCRIPTS.release(context.key, field));
+    return {
+      acquire: async () => RXLOCK_LOCK_SCRIPTS.granted(await client.sendCommand(acquire)),
+      release: async () => {
+        await client.sendCommand(release);
       },
       close: () => Promise.resolve(),
     };

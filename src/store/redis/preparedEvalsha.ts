@@ -49,10 +49,8 @@ function flatEvalshaOf(Command: CommandClass): FlatEvalshaClass {
       super('evalsha', NO_ARGS, UTF8);
       // Copied from a template by `slice`, not built by an array literal: V8 tracks an array literal's
       // allocation site, and when the first commands (queued while the connection opens) outlive a scavenge it
-      // may allocate every later array of that site in the old generation, where each one, dead once its reply
-      // came, keeps the strings it points to alive through every scavenge until a full collection. That cost
-      // about 2 µs of CPU per lock cycle in the processes where it happened. Nor by `concat`, which runs in
-      // C++: `slice` and in-bounds stores took a quarter of its time.
+      // may pretenure every later array of that site, each of which then keeps its strings alive until a full
+      // collection. Not by `concat` either, which runs in C++ and costs more than `slice` and in-bounds stores.
       const keyCount = keys.length;
       const length = 2 + keyCount + args.length;
       const flat = (templates[length] ??= new Array<string>(length).fill('')).slice();
@@ -99,9 +97,8 @@ const flatByEvalsha = new WeakMap<object, FlatEvalshaClass | null>();
 /**
  * EVALSHA through ioredis's `sendCommand` with its arguments already flat, for a standalone client (`Redis`,
  * also under Sentinel; ioredis 5 or 6, or iovalkey) with default command options. ioredis's own `evalsha()`
- * passes every command's arguments through `Array.prototype.flat`, which on Node 20 is slow: about 1 µs for
- * three arguments and 2.4 µs for the ten of a lock script, more than the rest of the engine's work for that
- * command. Everything else stays ioredis's own: the command object, its queueing, timeouts, reconnection and
+ * passes every command's arguments through `Array.prototype.flat`, which on Node 20 costs more than the rest of
+ * the engine's work for that command (`bench/probes/commandCost.ts` measures it). Everything else stays ioredis's own: the command object, its queueing, timeouts, reconnection and
  * reply decoding. The `Command` class is the client's own (its class's static `Command`): rxlock imports no
  * client library.
  *
