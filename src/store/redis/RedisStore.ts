@@ -169,7 +169,10 @@ class RedisConnection implements StoreConnection {
           this.#loaded.add(script.sha1);
           deliver(script, reply, observer);
         },
-        (error: unknown) => observer.error(classifyRedisError(error)),
+        (error: unknown) => {
+          if (this.#driver.droppedInFlight(error)) this.#sendBodyAgain(script, keys, args, observer);
+          else observer.error(classifyRedisError(error));
+        },
       );
       return;
     }
@@ -177,16 +180,19 @@ class RedisConnection implements StoreConnection {
     this.#driver.evalsha(script.sha1, keys, args).then(
       (reply) => deliver(script, reply, observer),
       (error: unknown) => {
-        // The script cache was flushed (SCRIPT FLUSH, restart, failover): send the body once.
-        if (!(error instanceof Error) || !NOSCRIPT.test(error.message)) {
-          observer.error(classifyRedisError(error));
-          return;
-        }
-        this.#driver.eval(script.lua, keys, args).then(
-          (reply) => deliver(script, reply, observer),
-          (retryError: unknown) => observer.error(classifyRedisError(retryError)),
-        );
+        // The script cache was flushed (SCRIPT FLUSH, restart, failover), or the connection dropped with the
+        // command in flight (where the client does not send it again itself): send the body once.
+        if ((error instanceof Error && NOSCRIPT.test(error.message)) || this.#driver.droppedInFlight(error)) this.#sendBodyAgain(script, keys, args, observer);
+        else observer.error(classifyRedisError(error));
       },
+    );
+  }
+
+  /** The second and last try of a script: its body, which runs whether or not the server still has it cached. */
+  #sendBodyAgain<R>(script: Script<R>, keys: readonly string[], args: readonly (string | number)[], observer: ReplyObserver<R>): void {
+    this.#driver.eval(script.lua, keys, args).then(
+      (reply) => deliver(script, reply, observer),
+      (error: unknown) => observer.error(classifyRedisError(error)),
     );
   }
 

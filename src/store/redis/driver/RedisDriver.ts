@@ -58,6 +58,13 @@ export interface RedisDriver {
   slotOwner(slot: number): string | undefined;
   /** Whether `error` is the server's error reply (as opposed to a connection failure). */
   isReplyError(error: unknown): boolean;
+  /**
+   * Whether `error` failed a command because its connection dropped while it was in flight, on a client that
+   * reconnects and will not send it again itself (node-redis; ioredis re-sends such commands). The store then
+   * sends it once more, as ioredis would: every rxlock script is safe to run twice, and the epoch marks its
+   * reply as outcome-unknown.
+   */
+  droppedInFlight(error: unknown): boolean;
   /** Starts reporting the client's events to `hooks`; the function returned stops it. */
   watch(hooks: DriverHooks): () => void;
   /** Opens the pub/sub connection rxlock owns (a duplicate of the client, where it has one), closed by `disconnect()`. */

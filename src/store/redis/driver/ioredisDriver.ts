@@ -85,6 +85,11 @@ export class IoredisDriver implements RedisDriver {
     return (error as { name?: unknown } | null)?.name === 'ReplyError';
   }
 
+  /** ioredis sends the commands of a dropped connection again once reconnected (`autoResendUnfulfilledCommands`). */
+  droppedInFlight(_error: unknown): boolean {
+    return false;
+  }
+
   watch(hooks: DriverHooks): () => void {
     const redis = this.#redis;
     const onClose = (): void => hooks.connectionLost();

@@ -82,7 +82,10 @@ function isErrorReply(error: unknown): boolean {
 }
 
 /** What the three node-redis drivers share: how scripts are sent, and the open/closed state and its messages. */
-abstract class NodeRedisBase implements Pick<RedisDriver, 'unusable' | 'isReplyError' | 'evalsha' | 'eval' | 'info' | 'refreshSlots' | 'slotOwner'> {
+abstract class NodeRedisBase implements Pick<
+  RedisDriver,
+  'unusable' | 'isReplyError' | 'droppedInFlight' | 'evalsha' | 'eval' | 'info' | 'refreshSlots' | 'slotOwner'
+> {
   abstract readonly description: string;
   /** Seen open at least once: a client that is not open now was then closed or gave up, rather than never connected. */
   #seenOpen = false;
@@ -126,6 +129,14 @@ abstract class NodeRedisBase implements Pick<RedisDriver, 'unusable' | 'isReplyE
 
   isReplyError(error: unknown): boolean {
     return isErrorReply(error);
+  }
+
+  /**
+   * node-redis fails the commands a dropped connection had in flight (with the socket's error) and reconnects
+   * while it stays open; any other failure of a client that is still open and not ended is one of those.
+   */
+  droppedInFlight(error: unknown): boolean {
+    return error instanceof Error && !isErrorReply(error) && this.client.isOpen && !this.ended;
   }
 
   /** Seen open now, so that a later failure reads as closed or gave up. */
