@@ -8,6 +8,7 @@ import {
   type LockClient,
   type LockClientOptions,
   type LockStore,
+  type RedisLike,
   type StoreConnection,
 } from '../../src/index.js';
 import { createMemoryStore, type MemoryStore } from '../../src/testing.js';
@@ -17,22 +18,39 @@ import { SERVER_KIND, startRedis, type RedisServer } from './redisServer.js';
 
 export type ClientSettings = Omit<LockClientOptions, 'redis' | 'store'>;
 
-/** The Redis client libraries the contract suites run on. */
-export type ClientLibrary = 'ioredis' | 'node-redis';
+/** The Redis client libraries the contract suites run on: node-redis 4 only when asked for. */
+export type ClientLibrary = 'ioredis' | 'node-redis' | 'node-redis-4';
+
+const KNOWN_LIBRARIES: readonly ClientLibrary[] = ['ioredis', 'node-redis', 'node-redis-4'];
 
 /**
- * Which libraries `describeStores` runs each suite on against one redis-server: both, unless
- * `RXLOCK_CLIENTS` names some (`ioredis`, `node-redis`, comma-separated).
+ * Which libraries `describeStores` runs each suite on against one redis-server: ioredis and node-redis 5,
+ * unless `RXLOCK_CLIENTS` names some (`ioredis`, `node-redis`, `node-redis-4`, comma-separated).
  */
 export const CLIENT_LIBRARIES: readonly ClientLibrary[] = (() => {
   const asked = process.env.RXLOCK_CLIENTS?.split(',')
     .map((name) => name.trim())
     .filter((name) => name !== '');
   if (asked === undefined || asked.length === 0) return ['ioredis', 'node-redis'];
-  for (const name of asked)
-    if (name !== 'ioredis' && name !== 'node-redis') throw new Error(`RXLOCK_CLIENTS: unknown client library ${JSON.stringify(name)} (ioredis, node-redis)`);
+  for (const name of asked) {
+    if (!(KNOWN_LIBRARIES as readonly string[]).includes(name)) {
+      throw new Error(`RXLOCK_CLIENTS: unknown client library ${JSON.stringify(name)} (${KNOWN_LIBRARIES.join(', ')})`);
+    }
+  }
   return asked as ClientLibrary[];
 })();
+
+/** A connection of `library` to `server`, for a lock client's store. */
+function connectionOf(server: RedisServer, library: ClientLibrary): RedisLike {
+  switch (library) {
+    case 'ioredis':
+      return server.client();
+    case 'node-redis':
+      return server.nodeRedis();
+    case 'node-redis-4':
+      return server.nodeRedis4();
+  }
+}
 
 /** One store under test, with the raw access the contract suite needs to set up and inspect state. */
 export interface StoreFixture {
@@ -223,7 +241,7 @@ export function describeStores(title: string, body: (fixture: () => StoreFixture
   })) ?? [{ kind: 'memory', library: 'memory' }, ...CLIENT_LIBRARIES.map((library) => ({ kind: 'redis' as const, library }))];
   for (const target of targets) {
     const { kind, library, deployment } = target;
-    const label = deployment?.title ?? (kind === 'memory' ? 'memory' : library === 'ioredis' ? SERVER_KIND : `${SERVER_KIND}, node-redis`);
+    const label = deployment?.title ?? (kind === 'memory' ? 'memory' : library === 'ioredis' ? SERVER_KIND : `${SERVER_KIND}, ${library}`);
     describe(`${title} [${label}]`, () => {
       let server: RedisServer | undefined;
       let memory: ReturnType<typeof memoryBackend> | undefined;
@@ -330,8 +348,7 @@ export function describeStores(title: string, body: (fixture: () => StoreFixture
           commands: () => commands,
           replies: (name) => [...(replies.get(name) ?? [])],
           client(settings = {}) {
-            const base =
-              deployment?.store() ?? (kind === 'memory' ? memory!.store() : redisStore(library === 'node-redis' ? server!.nodeRedis() : server!.client()));
+            const base = deployment?.store() ?? (kind === 'memory' ? memory!.store() : redisStore(connectionOf(server!, library as ClientLibrary)));
             const heard = (name: string, reply: Reply): void => {
               let list = replies.get(name);
               if (list === undefined) replies.set(name, (list = []));

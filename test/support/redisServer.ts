@@ -5,6 +5,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis, type RedisOptions } from 'ioredis';
 import { createClient, type RedisClientOptions, type RedisClientType } from 'redis';
+import { createClient as createNodeRedis4 } from 'redis4';
+import type { RedisLike } from '../../src/index.js';
 import { freePort } from '../../src/demo/localRedis.js';
 
 /** A redis-server process this test started on a free loopback port. Never the machine's own 6379. */
@@ -15,6 +17,8 @@ export interface RedisServer {
   client(options?: RedisOptions): Redis;
   /** A new node-redis client to this server, connecting (commands wait for it); closed by `stop()`. */
   nodeRedis(options?: RedisClientOptions): RedisClientType;
+  /** A new node-redis 4 client (the `redis4` alias of redis@4), connecting; closed by `stop()`. */
+  nodeRedis4(): RedisLike;
   /** SIGKILL, then start again on the same port without persistence: every key is gone. */
   restart(): Promise<void>;
   /** Sends a signal to the server process (SIGSTOP / SIGCONT to pause it). */
@@ -117,6 +121,7 @@ export async function startRedis(args: readonly string[] = []): Promise<RedisSer
   let process = child;
   const clients = new Set<Redis>();
   const nodeClients = new Set<RedisClientType>();
+  const nodeClients4 = new Set<ReturnType<typeof createNodeRedis4>>();
   const exited = (p: ChildProcess): Promise<void> =>
     new Promise((resolve) => (p.exitCode !== null || p.signalCode !== null ? resolve() : p.once('exit', () => resolve())));
   return {
@@ -135,6 +140,13 @@ export async function startRedis(args: readonly string[] = []): Promise<RedisSer
       nodeClients.add(client);
       return client;
     },
+    nodeRedis4() {
+      const client = createNodeRedis4({ socket: { host: '127.0.0.1', port } });
+      client.on('error', () => undefined);
+      void client.connect().catch(() => undefined);
+      nodeClients4.add(client);
+      return client as unknown as RedisLike;
+    },
     async restart() {
       process.kill('SIGKILL');
       await exited(process);
@@ -146,6 +158,7 @@ export async function startRedis(args: readonly string[] = []): Promise<RedisSer
     async stop() {
       for (const client of clients) client.disconnect();
       for (const client of nodeClients) if (client.isOpen) client.destroy();
+      for (const client of nodeClients4) if (client.isOpen) void client.disconnect().catch(() => undefined);
       process.kill('SIGCONT');
       process.kill('SIGKILL');
       await exited(process);

@@ -28,6 +28,7 @@ export function redisServerForSuite(args: readonly string[] = []): RedisServer {
     },
     client: (options) => current().client(options),
     nodeRedis: (options) => current().nodeRedis(options),
+    nodeRedis4: () => current().nodeRedis4(),
     restart: () => current().restart(),
     signal: (signal) => current().signal(signal),
     stop: () => current().stop(),
