@@ -44,7 +44,8 @@ describe('Redis unreachable is reported, and close() keeps its bound (issue 41, 
     expect((error as LockBackendError).code).toBe('unavailable');
     expect((error as Error).cause).toBeInstanceOf(Error);
     // Between one and two command timeouts (the sweep is every quarter of it), plus the back-off.
-    expect(ms).toBeGreaterThanOrEqual(COMMAND_TIMEOUT_MS);
+    // Node's timers count the loop's whole milliseconds, so performance.now() may read up to 1 ms short.
+    expect(ms).toBeGreaterThanOrEqual(COMMAND_TIMEOUT_MS - 1);
     expect(ms).toBeLessThan(4 * COMMAND_TIMEOUT_MS);
     // events$ said so as it happened.
     expect(events.some((event) => event.type === 'attempt-failed')).toBe(true);
