@@ -41,7 +41,8 @@ describe('fault 10: clock jumps', () => {
     await child.next((m) => m.type === 'enter' && m.lock === 'clock-b');
     const waited = (await child.next((m) => m.type === 'waited')) as WorkerMessage & { type: 'waited' };
     expect(waited.outcome).toBe('timeout');
-    expect(waited.ms).toBeGreaterThanOrEqual(600);
+    // Timers count the loop's whole milliseconds; performance.now() may read up to 1 ms short.
+    expect(waited.ms).toBeGreaterThanOrEqual(599);
     expect(waited.ms).toBeLessThan(700);
     // Past both jumps, through several renewals: still held.
     await sleep(800);
