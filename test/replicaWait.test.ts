@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLockClient, LockBackendError, type RedisLike } from '../src/index.js';
+import { createLockClient, LockBackendError, type Lease, type RedisLike } from '../src/index.js';
+import { lockAcquireScript } from '../src/primitives/lock/acquireScript.js';
+import { lockReleaseScript } from '../src/primitives/lock/releaseScript.js';
 import { eventually } from './support/leaks.js';
+import { startProxy } from './support/proxy.js';
 import { SERVER_KIND, startRedis, type RedisServer } from './support/redisServer.js';
 
 /** Calls of `command` the server counted (INFO commandstats). */
@@ -77,3 +80,61 @@ for (const aof of [true, false]) {
     }
   });
 }
+
+/**
+ * A script and its WAIT go out together; when the connection drops with them in flight, both are sent again
+ * after the reconnect (ioredis does this itself, rxlock does it on node-redis): the acquire holds with no failed
+ * attempt reported, and the release unlocks at once.
+ */
+describe(`replicas: 1 on ${SERVER_KIND}, the connection dropped with a script and its WAIT in flight`, () => {
+  let master: RedisServer;
+  let replica: RedisServer;
+  beforeAll(async () => {
+    master = await startRedis();
+    replica = await startRedis(['--replicaof', '127.0.0.1', String(master.port)]);
+    const synced = await eventually(async () => (await replica.client().info('replication')).includes('master_link_status:up'), 10_000);
+    if (!synced) throw new Error('the replica did not sync');
+  });
+  afterAll(async () => {
+    await Promise.all([replica.stop(), master.stop()]);
+  });
+
+  for (const library of ['ioredis', 'node-redis'] as const) {
+    it(`${library}: the acquire whose reply was lost holds, and the release whose reply was lost unlocks at once`, async () => {
+      const proxy = await startProxy(master.port);
+      const redis: RedisLike =
+        library === 'node-redis'
+          ? master.nodeRedis({ socket: { port: proxy.port, reconnectStrategy: () => 20 } })
+          : master.client({ port: proxy.port, retryStrategy: () => 20 });
+      const client = createLockClient({ redis, clientId: 'dropped', replicas: 1, replicaTimeoutMs: 5_000 });
+      const failures: string[] = [];
+      client.events$.subscribe((event) => {
+        if (event.type === 'lost' || event.type === 'release-failed' || event.type === 'renew-failed' || event.type === 'attempt-failed')
+          failures.push(event.type);
+      });
+      const name = `dropped-${library}`;
+      try {
+        // The scripts are loaded, so the dropped requests are the EVALSHAs the proxy looks for.
+        await client.withLock(name, () => undefined);
+
+        const acquireDropped = proxy.dropRepliesTo((request) => request.includes(lockAcquireScript.sha1));
+        let lease: Lease | undefined;
+        const subscription = client.lock$(name).subscribe({ next: (value) => (lease = value), error: (error: unknown) => failures.push(String(error)) });
+        expect(await eventually(() => lease !== undefined, 5_000)).toBe(true);
+        expect(await acquireDropped).toBe(1);
+        expect(await master.client().hgetall(name)).toEqual({ [`dropped:${lease!.owner}`]: '1' });
+
+        const releaseDropped = proxy.dropRepliesTo((request) => request.includes(lockReleaseScript.sha1));
+        subscription.unsubscribe();
+        expect(await releaseDropped).toBe(1);
+        // Unlocked well before the 30 s lease would have run out, on the master and on its replica.
+        expect(await eventually(async () => (await master.client().exists(name)) === 0, 3_000)).toBe(true);
+        expect(await eventually(async () => (await replica.client().exists(name)) === 0, 3_000)).toBe(true);
+        expect(failures).toEqual([]);
+      } finally {
+        await client.close();
+        await proxy.close();
+      }
+    });
+  }
+});

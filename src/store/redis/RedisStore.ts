@@ -53,8 +53,8 @@ export function driverStore(driver: RedisDriver, options: RedisStoreOptions = {}
 
 const NOSCRIPT = /^NOSCRIPT/;
 const MOVED = /^MOVED /;
-/** NOSCRIPT, then MOVED once or twice while a slot map settles. */
-const MAX_RESENDS = 3;
+/** NOSCRIPT, then MOVED once or twice while a slot map settles, or a connection that dropped. */
+const MAX_RESENDS = 4;
 
 /** One lock client's connection through a client driver: everything here is the same for every Redis client library. */
 class RedisConnection implements StoreConnection {
@@ -207,9 +207,17 @@ class RedisConnection implements StoreConnection {
     const send = (useBody: boolean) => this.#driver.scriptThenWait(script, useBody, keys, args, waitCommand(kind, replicas, timeoutMs));
     // A NOSCRIPT in the pipeline would still make the WAIT behind it block: send the body until this script is known loaded.
     let results = await send(!this.#loaded.has(script.sha1));
+    let resentAfterDrop = false;
     for (let resends = 0; resends < MAX_RESENDS; resends++) {
       const scriptError = results[0][0];
       const waitError = results[1][0];
+      if (!resentAfterDrop && [scriptError, waitError].some((error) => error !== null && this.#driver.droppedInFlight(error))) {
+        // The connection dropped with the pair in flight: send both again, once, as for a script alone (and as
+        // ioredis does). The script is safe to run twice; a WAIT counts its own connection's writes only.
+        resentAfterDrop = true;
+        results = await send(true);
+        continue;
+      }
       if (scriptError === null && waitError !== null && kind === 'waitaof' && AOF_OFF.test(waitError.message)) {
         // AOF was turned off since the probe: the script ran, and WAIT still counts its replicas.
         this.#waitKind = Promise.resolve('wait');
