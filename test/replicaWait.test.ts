@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLockClient, LockBackendError, type Lease, type RedisLike } from '../src/index.js';
 import { lockAcquireScript } from '../src/primitives/lock/acquireScript.js';
@@ -89,10 +90,14 @@ for (const aof of [true, false]) {
 describe(`replicas: 1 on ${SERVER_KIND}, the connection dropped with a script and its WAIT in flight`, () => {
   let master: RedisServer;
   let replica: RedisServer;
+  // One admin connection to each (the servers close them when they stop).
+  let masterAdmin: Redis;
+  let replicaAdmin: Redis;
   beforeAll(async () => {
     master = await startRedis();
     replica = await startRedis(['--replicaof', '127.0.0.1', String(master.port)]);
-    const synced = await eventually(async () => (await replica.client().info('replication')).includes('master_link_status:up'), 10_000);
+    [masterAdmin, replicaAdmin] = [master.client(), replica.client()];
+    const synced = await eventually(async () => (await replicaAdmin.info('replication')).includes('master_link_status:up'), 10_000);
     if (!synced) throw new Error('the replica did not sync');
   });
   afterAll(async () => {
@@ -122,14 +127,14 @@ describe(`replicas: 1 on ${SERVER_KIND}, the connection dropped with a script an
         const subscription = client.lock$(name).subscribe({ next: (value) => (lease = value), error: (error: unknown) => failures.push(String(error)) });
         expect(await eventually(() => lease !== undefined, 5_000)).toBe(true);
         expect(await acquireDropped).toBe(1);
-        expect(await master.client().hgetall(name)).toEqual({ [`dropped:${lease!.owner}`]: '1' });
+        expect(await masterAdmin.hgetall(name)).toEqual({ [`dropped:${lease!.owner}`]: '1' });
 
         const releaseDropped = proxy.dropRepliesTo((request) => request.includes(lockReleaseScript.sha1));
         subscription.unsubscribe();
         expect(await releaseDropped).toBe(1);
         // Unlocked well before the 30 s lease would have run out, on the master and on its replica.
-        expect(await eventually(async () => (await master.client().exists(name)) === 0, 3_000)).toBe(true);
-        expect(await eventually(async () => (await replica.client().exists(name)) === 0, 3_000)).toBe(true);
+        expect(await eventually(async () => (await masterAdmin.exists(name)) === 0, 3_000)).toBe(true);
+        expect(await eventually(async () => (await replicaAdmin.exists(name)) === 0, 3_000)).toBe(true);
         expect(failures).toEqual([]);
       } finally {
         await client.close();

@@ -208,10 +208,11 @@ class RedisConnection implements StoreConnection {
     // A NOSCRIPT in the pipeline would still make the WAIT behind it block: send the body until this script is known loaded.
     let results = await send(!this.#loaded.has(script.sha1));
     let resentAfterDrop = false;
+    const dropped = (error: Error | null): boolean => error !== null && this.#driver.droppedInFlight(error);
     for (let resends = 0; resends < MAX_RESENDS; resends++) {
       const scriptError = results[0][0];
       const waitError = results[1][0];
-      if (!resentAfterDrop && [scriptError, waitError].some((error) => error !== null && this.#driver.droppedInFlight(error))) {
+      if (!resentAfterDrop && (dropped(scriptError) || dropped(waitError))) {
         // The connection dropped with the pair in flight: send both again, once, as for a script alone (and as
         // ioredis does). The script is safe to run twice; a WAIT counts its own connection's writes only.
         resentAfterDrop = true;
