@@ -26,6 +26,10 @@ const PROBES: readonly { file: string; results: RegExp; env?: Record<string, str
     results:
       /^ {2}another PING answered during it +p10 [\d.]+ ms[\s\S]*^ {2}redis-semaphore +p10 [\d.]+ ms, p50 [\d.]+ ms, p90 [\d.]+ ms, mean [\d.]+ ms, under 1 ms [\d.]+ %$/m,
   },
+  {
+    file: 'nodeRedisCycle.ts',
+    results: /^ {2}scripts\+engine +\d+ cycles\/s, [\d.]+ × the floor of its round; CPU per cycle: this process [\d.]+ µs, Redis [\d.]+ µs$/m,
+  },
   { file: 'gcPromotion.ts', results: /^rxlock-fair +\d+ acquisitions: promoted \d+ B\/acquisition/m },
   { file: 'publishFloor.ts', results: /^publish-only script, to the message +[\d.]+ ms$/m },
   { file: 'scriptCost.ts', results: /^rxlock's lock scripts, held keys: refused acquire \(queued\) [\d.]+ µs, release handing to the waiter [\d.]+ µs$/m },

@@ -1,0 +1,203 @@
+/**
+ * Where the node-redis path's uncontended cycle goes. The uncontended scenario's 16 workers (own keys, own
+ * connections) in interleaved rounds within one process, for four contenders:
+ * - `floor`: two EVALSHAs of `return 1` through `sendCommand`, as the bench's node-redis floor;
+ * - `scripts`: rxlock's lock acquire and release scripts through `sendCommand`, prebuilt, no engine;
+ * - `scripts+engine`: those scripts, and around them the whole engine (`acquire`, `release`) of a lock client
+ *   whose store answers at once without I/O (the Redis store over a driver that replies as Redis would to a
+ *   free lock): everything rxlock does per cycle except its commands going through node-redis;
+ * - `rxlock`: rxlock's lock over node-redis, as the bench's `rxlock-node-redis`.
+ * Per round: cycles per second, the process's CPU per cycle and Redis's (`INFO cpu`). Then the medians, and the
+ * median over rounds of each contender's ratio to the floor of the same round. When `scripts+engine` comes out
+ * as `rxlock` does, the engine's CPU among node-redis's work is what separates rxlock from its scripts; compare
+ * it with `engineCost.ts`, which measures that engine alone in a tight loop. Run after `npm run build`:
+ * `node --import tsx bench/probes/nodeRedisCycle.ts` (`PROBE_ROUNDS`, default 11; `PROBE_MS`, default 1000).
+ */
+import { randomUUID } from 'node:crypto';
+import { createClient } from 'redis';
+import type * as AcquireScript from '../../src/primitives/lock/acquireScript.js';
+import type * as RedisStoreModule from '../../src/store/redis/RedisStore.js';
+import type { RedisDriver } from '../../src/store/redis/driver/RedisDriver.js';
+import { RXLOCK_LOCK_SCRIPTS } from '../contenders/rxlockScripts.js';
+import { median } from '../histogram.js';
+import { dist, rxlock } from '../rxlock.js';
+import { openServer } from '../server.js';
+import { probeSize } from './size.js';
+
+const { driverStore } = (await import(`${dist}/store/redis/RedisStore.js`)) as typeof RedisStoreModule;
+const { lockAcquireScript } = (await import(`${dist}/primitives/lock/acquireScript.js`)) as typeof AcquireScript;
+
+const WORKERS = 16;
+const ROUNDS = Number(process.env['PROBE_ROUNDS'] ?? probeSize(11, 1));
+const ROUND_MS = Number(process.env['PROBE_MS'] ?? probeSize(1_000, 200));
+const MARKER = `node-redis-cycle-${String(process.pid)}`;
+
+type Client = Awaited<ReturnType<ReturnType<typeof createClient>['connect']>>;
+
+interface Loop {
+  cycle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Replies as Redis does to a free lock's acquire (granted, no fencing token) and its final release (nobody waiting), at once. */
+const instantDriver: RedisDriver = {
+  description: 'a driver that answers at once',
+  isCluster: false,
+  shardedSubscribers: false,
+  unusable: () => undefined,
+  evalsha: (sha1) => Promise.resolve(sha1 === lockAcquireScript.sha1 ? -1 : 2),
+  eval: (lua) => Promise.resolve(lua === lockAcquireScript.lua ? -1 : 2),
+  scriptThenWait: () => Promise.reject(new Error('not used by this probe')),
+  info: () => Promise.resolve(''),
+  refreshSlots: () => Promise.resolve(),
+  slotOwner: () => undefined,
+  isReplyError: () => false,
+  droppedInFlight: () => false,
+  watch: () => () => undefined,
+  openSubscriber: () => {
+    throw new Error('not used by this probe: nothing waits');
+  },
+};
+
+const server = await openServer(process.env['REDIS_URL']);
+
+async function connect(): Promise<Client> {
+  const client = createClient({ url: server.url });
+  client.on('error', () => undefined);
+  return client.connect();
+}
+
+/** rxlock's lock scripts for `key` as `sendCommand` arguments, loaded: what `scripts` and `scripts+engine` send. */
+async function scriptCommands(client: Client, key: string): Promise<{ acquire: string[]; release: string[] }> {
+  const field = `${randomUUID()}:#1`;
+  const command = async (lua: string, call: readonly (string | number)[]): Promise<string[]> => ['EVALSHA', await client.scriptLoad(lua), ...call.map(String)];
+  return {
+    acquire: await command(RXLOCK_LOCK_SCRIPTS.acquireLua, RXLOCK_LOCK_SCRIPTS.acquire(key, field)),
+    release: await command(RXLOCK_LOCK_SCRIPTS.releaseLua, RXLOCK_LOCK_SCRIPTS.release(key, field)),
+  };
+}
+
+const contenders: Record<string, (key: string) => Promise<Loop>> = {
+  floor: async (key) => {
+    const client = await connect();
+    const args = ['EVALSHA', await client.scriptLoad('return 1'), '1', key];
+    return {
+      cycle: async () => {
+        await client.sendCommand(args);
+        await client.sendCommand(args);
+      },
+      close: () => Promise.resolve(client.destroy()),
+    };
+  },
+  scripts: async (key) => {
+    const client = await connect();
+    const { acquire, release } = await scriptCommands(client, key);
+    return {
+      cycle: async () => {
+        await client.sendCommand(acquire);
+        await client.sendCommand(release);
+      },
+      close: () => Promise.resolve(client.destroy()),
+    };
+  },
+  'scripts+engine': async (key) => {
+    const client = await connect();
+    const { acquire, release } = await scriptCommands(client, key);
+    const locks = rxlock.createLockClient({ store: driverStore(instantDriver) });
+    return {
+      cycle: async () => {
+        const handle = await locks.acquire(key);
+        await client.sendCommand(acquire);
+        await handle.release();
+        await client.sendCommand(release);
+      },
+      close: async () => {
+        await locks.close();
+        client.destroy();
+      },
+    };
+  },
+  rxlock: async (key) => {
+    const client = await connect();
+    const locks = rxlock.createLockClient({ redis: client });
+    const cycle = async (): Promise<void> => {
+      const handle = await locks.acquire(key);
+      await handle.release();
+    };
+    await cycle();
+    return {
+      cycle,
+      close: async () => {
+        await locks.close();
+        client.destroy();
+      },
+    };
+  },
+};
+
+const admin = await connect();
+
+/** Redis's CPU so far (user + system), in µs. */
+async function redisCpuUs(): Promise<number> {
+  const info = await admin.info('cpu');
+  const seconds = (field: string): number => Number(new RegExp(`^${field}:([\\d.]+)`, 'm').exec(info)?.[1] ?? Number.NaN);
+  return (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1e6;
+}
+
+const rates = new Map<string, number[]>();
+const clientCpu = new Map<string, number[]>();
+const redisCpu = new Map<string, number[]>();
+const push = (figures: Map<string, number[]>, name: string, value: number): void => {
+  figures.set(name, [...(figures.get(name) ?? []), value]);
+};
+
+try {
+  console.log(`${server.description}; ${String(WORKERS)} workers, ${String(ROUNDS)} interleaved rounds of ${String(ROUND_MS)} ms`);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [name, open] of Object.entries(contenders)) {
+      const loops = await Promise.all(Array.from({ length: WORKERS }, (_, worker) => open(`${MARKER}:${name}:${String(worker)}`)));
+      let windowOpen = true;
+      let cycles = 0;
+      const timer = setTimeout(() => (windowOpen = false), ROUND_MS);
+      const redisBefore = await redisCpuUs();
+      const startedAt = performance.now();
+      const before = process.cpuUsage();
+      await Promise.all(
+        loops.map(async (loop) => {
+          while (windowOpen) {
+            await loop.cycle();
+            cycles++;
+          }
+        }),
+      );
+      const used = process.cpuUsage(before);
+      const elapsedMs = performance.now() - startedAt;
+      const redisUsed = (await redisCpuUs()) - redisBefore;
+      clearTimeout(timer);
+      push(rates, name, (cycles / elapsedMs) * 1_000);
+      push(clientCpu, name, (used.user + used.system) / cycles);
+      push(redisCpu, name, redisUsed / cycles);
+      console.log(
+        `round ${String(round + 1)} ${name.padEnd(14)} ${Math.round((cycles / elapsedMs) * 1_000)
+          .toString()
+          .padStart(
+            6,
+          )} cycles/s, CPU per cycle: this process ${((used.user + used.system) / cycles).toFixed(1)} µs, Redis ${(redisUsed / cycles).toFixed(1)} µs`,
+      );
+      await Promise.all(loops.map((loop) => loop.close()));
+    }
+  }
+  const floorRates = rates.get('floor') ?? [];
+  console.log('medians:');
+  for (const name of Object.keys(contenders)) {
+    const ratios = (rates.get(name) ?? []).map((rate, round) => rate / (floorRates[round] ?? Number.NaN));
+    console.log(
+      `  ${name.padEnd(14)} ${Math.round(median(rates.get(name) ?? [])).toString()} cycles/s, ${median(ratios).toFixed(2)} × the floor of its round; ` +
+        `CPU per cycle: this process ${median(clientCpu.get(name) ?? []).toFixed(1)} µs, Redis ${median(redisCpu.get(name) ?? []).toFixed(1)} µs`,
+    );
+  }
+} finally {
+  admin.destroy();
+  await server.deleteKeys(MARKER);
+  await server.stop();
+}
