@@ -75,14 +75,18 @@ export function checkTargets(results: Measured): TargetCheck[] {
         (v) => `${fixed(nr?.jain, 3)} (${v >= 0 ? '+' : ''}${fixed(v, 3)})`,
       ),
     );
+    // Within 0.01 of the ioredis path, as Jain's index: both paths retry a hand-off now and then (a few in a
+    // thousand acquisitions), and a strict comparison would judge that noise.
     checks.push(
       check(
-        'contended: commands per acquisition ≤ ioredis path',
+        'contended: commands per acquisition ≤ ioredis path + 0.01',
         nrLabel,
-        asGood(nr?.commandsPerAcquisition, lock?.commandsPerAcquisition),
+        nr?.commandsPerAcquisition === undefined || lock?.commandsPerAcquisition === undefined
+          ? undefined
+          : nr.commandsPerAcquisition - lock.commandsPerAcquisition,
         '≤',
-        1.0,
-        (v) => `${fixed(nr?.commandsPerAcquisition)} (${fixed(v)} ×)`,
+        0.01,
+        (v) => `${fixed(nr?.commandsPerAcquisition, 3)} (${v >= 0 ? '+' : ''}${fixed(v, 3)})`,
       ),
     );
   }
