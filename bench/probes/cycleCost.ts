@@ -12,6 +12,7 @@ import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf
 import { median } from '../histogram.js';
 import { rxlock } from '../rxlock.js';
 import { openServer } from '../server.js';
+import { runCycleWindow, type CycleLoop } from './cycleWindow.js';
 import { probeSize } from './size.js';
 
 const WORKERS = 16;
@@ -19,14 +20,9 @@ const ROUNDS = Number(process.env['PROBE_ROUNDS'] ?? probeSize(4, 1));
 const ROUND_MS = Number(process.env['PROBE_MS'] ?? probeSize(2_000, 200));
 const MARKER = `cycle-cost-${String(process.pid)}`;
 
-interface Loop {
-  cycle(): Promise<void>;
-  close(): Promise<void>;
-}
-
 const server = await openServer(process.env['REDIS_URL']);
 
-const contenders: Record<string, (worker: number) => Promise<Loop>> = {
+const contenders: Record<string, (worker: number) => Promise<CycleLoop>> = {
   floor: async (worker) => {
     const redis = server.connect();
     const sha1 = (await redis.script('LOAD', 'return 1')) as string;
@@ -75,27 +71,12 @@ try {
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, open] of Object.entries(contenders)) {
       const loops = await Promise.all(Array.from({ length: WORKERS }, (_, worker) => open(worker)));
-      let windowOpen = true;
-      let cycles = 0;
-      const timer = setTimeout(() => (windowOpen = false), ROUND_MS);
       await new Promise((resolve) => setImmediate(resolve));
       scavenges = 0;
       scavengeMs = 0;
-      const startedAt = performance.now();
-      const before = process.cpuUsage();
-      await Promise.all(
-        loops.map(async (loop) => {
-          while (windowOpen) {
-            await loop.cycle();
-            cycles++;
-          }
-        }),
-      );
-      const used = process.cpuUsage(before);
-      const elapsedMs = performance.now() - startedAt;
-      clearTimeout(timer);
+      const { cycles, elapsedMs, cpuUs } = await runCycleWindow(loops, ROUND_MS);
       await new Promise((resolve) => setImmediate(resolve));
-      const perCycle = (used.user + used.system) / cycles;
+      const perCycle = cpuUs / cycles;
       cpuPerCycle.set(name, [...(cpuPerCycle.get(name) ?? []), perCycle]);
       console.log(
         `round ${String(round + 1)} ${name.padEnd(12)} ${Math.round((cycles / elapsedMs) * 1000)

@@ -22,6 +22,7 @@ import { RXLOCK_LOCK_SCRIPTS } from '../contenders/rxlockScripts.js';
 import { median } from '../histogram.js';
 import { dist, rxlock } from '../rxlock.js';
 import { openServer } from '../server.js';
+import { runCycleWindow, type CycleLoop } from './cycleWindow.js';
 import { probeSize } from './size.js';
 
 const { driverStore } = (await import(`${dist}/store/redis/RedisStore.js`)) as typeof RedisStoreModule;
@@ -33,11 +34,6 @@ const ROUND_MS = Number(process.env['PROBE_MS'] ?? probeSize(1_000, 200));
 const MARKER = `node-redis-cycle-${String(process.pid)}`;
 
 type Client = Awaited<ReturnType<ReturnType<typeof createClient>['connect']>>;
-
-interface Loop {
-  cycle(): Promise<void>;
-  close(): Promise<void>;
-}
 
 /** Replies as Redis does to a free lock's acquire (granted, no fencing token) and its final release (nobody waiting), at once. */
 const instantDriver: RedisDriver = {
@@ -77,7 +73,7 @@ async function scriptCommands(client: Client, key: string): Promise<{ acquire: s
   };
 }
 
-const contenders: Record<string, (key: string) => Promise<Loop>> = {
+const contenders: Record<string, (key: string) => Promise<CycleLoop>> = {
   floor: async (key) => {
     const client = await connect();
     const args = ['EVALSHA', await client.scriptLoad('return 1'), '1', key];
@@ -156,33 +152,16 @@ try {
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, open] of Object.entries(contenders)) {
       const loops = await Promise.all(Array.from({ length: WORKERS }, (_, worker) => open(`${MARKER}:${name}:${String(worker)}`)));
-      let windowOpen = true;
-      let cycles = 0;
-      const timer = setTimeout(() => (windowOpen = false), ROUND_MS);
       const redisBefore = await redisCpuUs();
-      const startedAt = performance.now();
-      const before = process.cpuUsage();
-      await Promise.all(
-        loops.map(async (loop) => {
-          while (windowOpen) {
-            await loop.cycle();
-            cycles++;
-          }
-        }),
-      );
-      const used = process.cpuUsage(before);
-      const elapsedMs = performance.now() - startedAt;
+      const { cycles, elapsedMs, cpuUs } = await runCycleWindow(loops, ROUND_MS);
       const redisUsed = (await redisCpuUs()) - redisBefore;
-      clearTimeout(timer);
       push(rates, name, (cycles / elapsedMs) * 1_000);
-      push(clientCpu, name, (used.user + used.system) / cycles);
+      push(clientCpu, name, cpuUs / cycles);
       push(redisCpu, name, redisUsed / cycles);
       console.log(
         `round ${String(round + 1)} ${name.padEnd(14)} ${Math.round((cycles / elapsedMs) * 1_000)
           .toString()
-          .padStart(
-            6,
-          )} cycles/s, CPU per cycle: this process ${((used.user + used.system) / cycles).toFixed(1)} µs, Redis ${(redisUsed / cycles).toFixed(1)} µs`,
+          .padStart(6)} cycles/s, CPU per cycle: this process ${(cpuUs / cycles).toFixed(1)} µs, Redis ${(redisUsed / cycles).toFixed(1)} µs`,
       );
       await Promise.all(loops.map((loop) => loop.close()));
     }
