@@ -204,7 +204,9 @@ export async function startSentinelGroup(options: SentinelGroupOptions = {}): Pr
       const sentinel = createSentinel({
         name,
         sentinelRootNodes: sentinels.map((entry) => ({ host: '127.0.0.1', port: entry.port })),
-        nodeClientOptions: { socket: { reconnectStrategy: () => 100 } },
+        // A strategy that gives up, as docs/clients.md advises: with one that retries forever, node-redis 5 can
+        // wait forever on a connection to the dead master and never follow the failover (redis/node-redis#3061).
+        nodeClientOptions: { socket: { reconnectStrategy: (retries: number) => (retries < 20 ? 100 : false) } },
       }) as unknown as RedisSentinelType;
       sentinel.on('error', () => undefined);
       void sentinel.connect().catch(() => undefined);

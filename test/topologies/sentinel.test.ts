@@ -57,10 +57,14 @@ const SETTINGS: Settings = { watchdogTimeoutMs: 6_000, commandTimeoutMs: 2_000 }
 describe('under Sentinel: a master, two replicas, three sentinels', () => {
   let group: SentinelGroup;
   let clients: LockClient[] = [];
+  /** Where a node-redis sentinel client sends commands now (a connected master), for failure messages. */
+  const masterSeenBy = new WeakMap<LockClient, () => unknown>();
+  const seenMaster = (locks: LockClient): string => `its master: ${JSON.stringify(masterSeenBy.get(locks)?.() ?? 'none connected')}`;
   const client = (settings: Settings = {}, redisOptions: RedisOptions = {}): LockClient => {
     // RXLOCK_CLIENT picks the library: an ioredis client with sentinels, or a node-redis sentinel (createSentinel).
     const redis = CLIENT_LIBRARY === 'node-redis' ? group.nodeRedis() : group.client(redisOptions);
     const created = createLockClient({ redis, ...SETTINGS, ...settings });
+    if (CLIENT_LIBRARY === 'node-redis') masterSeenBy.set(created, () => (redis as ReturnType<SentinelGroup['nodeRedis']>).getMasterNode());
     clients.push(created);
     return created;
   };
@@ -113,7 +117,7 @@ describe('under Sentinel: a master, two replicas, three sentinels', () => {
     // fast on the silence of the old master.
     const taken = watch(second, 'job', { waitMs: 10_000 });
     const settled = await eventually(() => taken.acquiredAt !== undefined && held.lostAt !== undefined, 15_000);
-    expect(settled, `second: ${errorName(taken.error)}; first: ${errorName(held.error)}`).toBe(true);
+    expect(settled, `second: ${errorName(taken.error)}, ${seenMaster(second)}; first: ${errorName(held.error)}`).toBe(true);
     // The first holder's lease runs until its deadline unless a renewal says otherwise (monotonic scheduler: now()).
     const trustedUntil = held.lease!.deadline;
     report(`sentinel, ${CLIENT_LIBRARY}`, 'failover to a lagging replica, replicas: 0', {
@@ -158,7 +162,7 @@ describe('under Sentinel: a master, two replicas, three sentinels', () => {
     const replicaBackAt = now();
     // As above: the second client waits while it follows the failover.
     const taken = watch(second, 'job', { waitMs: 15_000 });
-    expect(await eventually(() => taken.acquiredAt !== undefined, 20_000), `second: ${errorName(taken.error)}`).toBe(true);
+    expect(await eventually(() => taken.acquiredAt !== undefined, 20_000), `second: ${errorName(taken.error)}; ${seenMaster(second)}`).toBe(true);
     report(`sentinel, ${CLIENT_LIBRARY}`, 'failover to a lagging replica, replicas: 1', {
       firstAcquireFailedAfterMs: Math.round(failedAfterMs),
       firstError: `LockBackendError(${(error as LockBackendError).code})`,
