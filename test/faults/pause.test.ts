@@ -6,10 +6,10 @@ import { figure, spread, useRig } from './rig.js';
 
 const TTL = 5_000;
 // The error comes from a timer, so it is on time only while the workers' event loops are late by less than the
-// drift allowance. Two workers of three clients each share the machine with Redis, the test and MONITOR, and get
-// every reply at once at SIGCONT: in one CI run on 2 cores the error came 215 ms after the server's expiry, its
-// timer about 270 ms late, which the default 52 ms at this TTL did not cover.
-const DRIFT_MS = 450;
+// drift allowance. Two workers of three clients each share the machine with Redis, the test and MONITOR: on a
+// shared 2-core CI machine their timers have been seen about 270 ms and over 500 ms late, where an idle machine
+// has them a few ms late. A user on such a host sets `driftMs` the same way.
+const DRIFT_MS = 1_000;
 const DRIFT = Math.ceil(TTL * 0.01) + DRIFT_MS;
 
 describe('fault 2: Redis paused (SIGSTOP) for longer than the lease', () => {
@@ -69,7 +69,7 @@ describe('fault 2: Redis paused (SIGSTOP) for longer than the lease', () => {
         expect(section.end).toBeLessThan(expiry!);
         if (section.outcome === 'lost') {
           expect(section.lostReason).toBe('unconfirmed');
-          expect(section.observedEnd).toBeLessThan(expiry!);
+          expect(section.observedEnd, `told ${(section.observedEnd - section.end).toFixed(1)} ms after the lease's deadline`).toBeLessThan(expiry!);
           signalMargins.push(expiry! - section.observedEnd);
           deadlineMargins.push(expiry! - section.end);
         }
