@@ -177,12 +177,15 @@ describe('Redlock over 5 independent masters', () => {
   it('keeps working with 2 of 5 masters killed: holders keep their leases, waiters get the lock, no overlap', async () => {
     admins = servers.map((server) => server.client());
     const settings: RedlockClientOptions = { watchdogTimeoutMs: 1_500, instanceTimeoutMs: 200 };
+    // The contenders first: creating their 30 connections takes the event loop long enough, on a busy machine with
+    // node-redis, to cost the holder its 1.5 s lease before anything is killed.
+    const contenders = Array.from({ length: 6 }, () => client(settings));
     const holder = client(settings);
     let holderError: unknown;
     let lease: Lease | undefined;
     const holding: Subscription = holder.lock$('long').subscribe({ next: (granted) => (lease = granted), error: (error: unknown) => (holderError = error) });
     expect(await eventually(() => lease !== undefined)).toBe(true);
-    const run = contend({ clients: Array.from({ length: 6 }, () => client(settings)), names: ['x', 'y'], workMs: 2 });
+    const run = contend({ clients: contenders, names: ['x', 'y'], workMs: 2 });
     await sleep(1_000);
     const killedAt = performance.now();
     kill(servers.slice(0, 2));
@@ -208,6 +211,9 @@ describe('Redlock over 5 independent masters', () => {
   it('with 3 of 5 masters killed: holders error with LockLostError, acquires fail, nobody overlaps', async () => {
     admins = servers.map((server) => server.client());
     const settings: RedlockClientOptions = { watchdogTimeoutMs: 1_500, instanceTimeoutMs: 200 };
+    // Every client before the holder's lease, as above.
+    const contenders = Array.from({ length: 4 }, () => client(settings));
+    const late = client(settings);
     const holder = client(settings);
     let holderError: unknown;
     let lostAt = 0;
@@ -220,11 +226,11 @@ describe('Redlock over 5 independent masters', () => {
       },
     });
     expect(await eventually(() => lease !== undefined)).toBe(true);
-    const run = contend({ clients: Array.from({ length: 4 }, () => client(settings)), names: ['x', 'y'], workMs: 2, lockOptions: { waitMs: 1_000 } });
+    const run = contend({ clients: contenders, names: ['x', 'y'], workMs: 2, lockOptions: { waitMs: 1_000 } });
     await sleep(500);
     const killedAt = performance.now();
     kill(servers.slice(0, 3));
-    const lateAcquire = firstValueFrom(client(settings).lock$('fresh', { waitMs: 1_000 })).catch((caught: unknown) => caught);
+    const lateAcquire = firstValueFrom(late.lock$('fresh', { waitMs: 1_000 })).catch((caught: unknown) => caught);
     expect(await eventually(() => holderError !== undefined, 5_000)).toBe(true);
     const failed = await lateAcquire;
     await sleep(1_000);
