@@ -1,4 +1,5 @@
 import type { RedisOptions } from 'ioredis';
+import type { RedisSentinelType } from 'redis';
 import { firstValueFrom } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -57,14 +58,17 @@ const SETTINGS: Settings = { watchdogTimeoutMs: 6_000, commandTimeoutMs: 2_000 }
 describe('under Sentinel: a master, two replicas, three sentinels', () => {
   let group: SentinelGroup;
   let clients: LockClient[] = [];
-  /** Where a node-redis sentinel client sends commands now (a connected master), for failure messages. */
-  const masterSeenBy = new WeakMap<LockClient, () => unknown>();
-  const seenMaster = (locks: LockClient): string => `its master: ${JSON.stringify(masterSeenBy.get(locks)?.() ?? 'none connected')}`;
+  /** The node-redis sentinel under each lock client, so that a failure message names the master it uses. */
+  const sentinelOf = new WeakMap<LockClient, RedisSentinelType>();
+  const seenMaster = (locks: LockClient): string => {
+    const sentinel = sentinelOf.get(locks);
+    return sentinel === undefined ? 'on ioredis' : `its master: ${JSON.stringify(sentinel.getMasterNode() ?? 'none connected')}`;
+  };
   const client = (settings: Settings = {}, redisOptions: RedisOptions = {}): LockClient => {
     // RXLOCK_CLIENT picks the library: an ioredis client with sentinels, or a node-redis sentinel (createSentinel).
-    const redis = CLIENT_LIBRARY === 'node-redis' ? group.nodeRedis() : group.client(redisOptions);
-    const created = createLockClient({ redis, ...SETTINGS, ...settings });
-    if (CLIENT_LIBRARY === 'node-redis') masterSeenBy.set(created, () => (redis as ReturnType<SentinelGroup['nodeRedis']>).getMasterNode());
+    const sentinel = CLIENT_LIBRARY === 'node-redis' ? group.nodeRedis() : undefined;
+    const created = createLockClient({ redis: sentinel ?? group.client(redisOptions), ...SETTINGS, ...settings });
+    if (sentinel !== undefined) sentinelOf.set(created, sentinel);
     clients.push(created);
     return created;
   };
