@@ -55,8 +55,6 @@ export interface LocalCluster {
   keys(): Promise<string[]>;
   /** Classic plus shard channels subscribed on every live node. */
   channels(): Promise<string[]>;
-  /** Classic plus shard channels subscribed on the master that serves `key`: the ones a script on `key` sees (PUBSUB NUMSUB, SHARDNUMSUB). */
-  channelsOnNodeOf(key: string): Promise<string[]>;
   /** FLUSHALL on every live master. */
   flushAll(): Promise<void>;
   /** Closes every pub/sub connection on every live node (between tests: nothing subscribes then but a leak). */
@@ -270,13 +268,6 @@ export async function startCluster(options: LocalClusterOptions = {}): Promise<L
       );
       return all.flat().sort();
     },
-    async channelsOnNodeOf(key) {
-      const node = await masterOfSlot(calculateSlot(key));
-      return ask(node.port, async (redis) => [
-        ...((await redis.pubsub('CHANNELS')) as string[]),
-        ...((await redis.call('PUBSUB', 'SHARDCHANNELS')) as string[]),
-      ]);
-    },
     async dropSubscribers() {
       await Promise.all(live().map((node) => ask(node.port, (redis) => redis.client('KILL', 'TYPE', 'pubsub'))));
     },
@@ -347,7 +338,6 @@ export function clusterDeployment(shared: () => Promise<LocalCluster>, options: 
     admin: () => admin as unknown as Redis,
     keys: () => started().keys(),
     channels: async () => (await started().channels()).length,
-    subscribedOnNodeOf: async (key, channel) => (await started().channelsOnNodeOf(key)).includes(channel),
     flush: () => started().flushAll(),
     async reset() {
       for (const client of handedOut.splice(0)) client.disconnect();
@@ -393,7 +383,6 @@ export function nodeRedisClusterDeployment(shared: () => Promise<LocalCluster>, 
     admin: () => admin as unknown as Redis,
     keys: () => started().keys(),
     channels: async () => (await started().channels()).length,
-    subscribedOnNodeOf: async (key, channel) => (await started().channelsOnNodeOf(key)).includes(channel),
     flush: () => started().flushAll(),
     async reset() {
       for (const client of handedOut.splice(0)) if (client.isOpen) client.destroy();

@@ -59,11 +59,6 @@ export interface StoreFixture {
   readonly library: 'memory' | ClientLibrary;
   /** Whether releases can hand a lock to a waiter directly here: they see whether its client listens (not on a cluster with classic pub/sub). */
   readonly directHandOff: boolean;
-  /**
-   * Whether a script on `key` counts `channel`'s subscribers (PUBSUB NUMSUB): always where there is one node;
-   * on a cluster with classic pub/sub only those connected to the node that serves `key`.
-   */
-  subscribedOnNodeOf(key: string, channel: string): Promise<boolean>;
   /** A new client on this store; closed (and checked for leaks) after the test. */
   client(settings?: ClientSettings): LockClient;
   /** Scripts sent by this fixture's clients so far. */
@@ -159,7 +154,7 @@ function counting(store: LockStore, count: () => void, heard: (name: string, rep
 
 interface Backend {
   store(): LockStore;
-  fixture: Omit<StoreFixture, 'client' | 'commands' | 'replies' | 'kind' | 'library' | 'directHandOff' | 'subscribedOnNodeOf'>;
+  fixture: Omit<StoreFixture, 'client' | 'commands' | 'replies' | 'kind' | 'library' | 'directHandOff'>;
 }
 
 function memoryBackend(): Backend & { reset(): void } {
@@ -217,8 +212,6 @@ export interface RedisDeployment {
   readonly subscribersVisible: boolean;
   /** The client library of `store()`'s clients. @default 'ioredis' */
   readonly library?: ClientLibrary;
-  /** See `StoreFixture.subscribedOnNodeOf`. */
-  subscribedOnNodeOf(key: string, channel: string): Promise<boolean>;
 }
 
 let deployments: readonly RedisDeployment[] | undefined;
@@ -343,7 +336,6 @@ export function describeStores(title: string, body: (fixture: () => StoreFixture
           kind,
           library,
           directHandOff: deployment?.subscribersVisible ?? true,
-          subscribedOnNodeOf: (key, channel) => deployment?.subscribedOnNodeOf(key, channel) ?? Promise.resolve(true),
           ...raw,
           commands: () => commands,
           replies: (name) => [...(replies.get(name) ?? [])],
