@@ -1,5 +1,6 @@
 import { classifyReplyError } from '../classifyReplyError.js';
 import { StoreError } from '../StoreError.js';
+import { nodeRedisGaveUp } from './driver/nodeRedisErrors.js';
 
 /** Connection-level failures ioredis and node-redis raise, by message. Each may have run the command or not. */
 const UNAVAILABLE = [
@@ -47,6 +48,10 @@ export function classifyRedisError(error: unknown): StoreError {
   if (error instanceof StoreError) return error;
   const message = error instanceof Error ? error.message : String(error);
   if (REDIRECTED.test(message)) return new StoreError('unavailable', message, false, { cause: error });
+  const gaveUp = nodeRedisGaveUp(error);
+  if (gaveUp === 'unsent')
+    return new StoreError('unavailable', `node-redis gave up on the command before sending it${message === '' ? '' : `: ${message}`}`, false, { cause: error });
+  if (gaveUp === 'unanswered') return new StoreError('timeout', message, true, { cause: error });
   if (/Command timed out/i.test(message)) return new StoreError('timeout', message, true, { cause: error });
   if (NOT_SENT.some((pattern) => pattern.test(message))) return new StoreError('unavailable', message, false, { cause: error });
   // Possibly after a first send answered MOVED: counted as maybe run, so that an acquire is compensated.

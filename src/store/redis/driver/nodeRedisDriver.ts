@@ -1,5 +1,6 @@
 import calculateSlot from 'cluster-key-slot';
 import type { NodeRedisClientLike, NodeRedisClusterLike, NodeRedisCommandOptions, NodeRedisSentinelLike, SubscriberLike } from '../RedisLike.js';
+import { isErrorReply, nodeRedisGaveUp } from './nodeRedisErrors.js';
 import { NodeRedisClusterSubscriber, NodeRedisSentinelSubscriber, NodeRedisSubscriber } from './nodeRedisSubscriber.js';
 import type { DriverHooks, PipelineResult, RedisDriver, WaitCommand } from './RedisDriver.js';
 
@@ -69,18 +70,6 @@ function scriptThenWaitOn(
   ] as const);
 }
 
-/** node-redis's error replies are `ErrorReply` (or its `SimpleError`/`BlobError`), which do not set `name`. */
-function isErrorReply(error: unknown): boolean {
-  for (
-    let proto = error instanceof Error ? (Object.getPrototypeOf(error) as object | null) : null;
-    proto !== null;
-    proto = Object.getPrototypeOf(proto) as object | null
-  ) {
-    if ((proto as { constructor?: { name?: unknown } }).constructor?.name === 'ErrorReply') return true;
-  }
-  return false;
-}
-
 /** What the three node-redis drivers share: how scripts are sent, and the open/closed state and its messages. */
 abstract class NodeRedisBase implements Pick<
   RedisDriver,
@@ -133,10 +122,12 @@ abstract class NodeRedisBase implements Pick<
 
   /**
    * node-redis fails the commands a dropped connection had in flight (with the socket's error) and reconnects
-   * while it stays open; any other failure of a client that is still open and not ended is one of those.
+   * while it stays open; any other failure of a client that is still open and not ended is one of those, except
+   * node-redis's own give-ups: a command it never sent must not be sent after the engine gave up on it (behind
+   * the compensation that released it), and one it stopped waiting for is still on its way.
    */
   droppedInFlight(error: unknown): boolean {
-    return error instanceof Error && !isErrorReply(error) && this.client.isOpen && !this.ended;
+    return error instanceof Error && !isErrorReply(error) && nodeRedisGaveUp(error) === undefined && this.client.isOpen && !this.ended;
   }
 
   /** Seen open now, so that a later failure reads as closed or gave up. */
