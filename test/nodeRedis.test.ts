@@ -1,8 +1,10 @@
 import { createClient, RESP_TYPES, type RedisClientType } from 'redis';
+import { createClient as createClient6 } from 'redis6';
 import { firstValueFrom, filter } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLockClient, LockBackendError, redisStore, type LockClient, type RedisLike } from '../src/index.js';
-import { eventually, isOpMemory } from './support/leaks.js';
+import { eventually, isOpMemory, sleep } from './support/leaks.js';
+import { startProxy, type TcpProxy } from './support/proxy.js';
 import { freePort } from './support/redisServer.js';
 import { redisServerForSuite } from './support/suiteRedis.js';
 
@@ -178,5 +180,72 @@ describe('node-redis clients as their users configure them', () => {
     expect(redis.isOpen).toBe(true);
     expect(await redis.ping()).toBe('PONG');
     expect(await eventually(async () => (await connections()) === before - 1, 1_000)).toBe(true);
+  });
+});
+
+/** node-redis fails a command it could not send within its `commandOptions.timeout` (5 s by default from node-redis 6). */
+describe.each([
+  ['node-redis 5', (options: Parameters<typeof createClient>[0]) => createClient(options) as unknown as RedisClientType],
+  [
+    'node-redis 6',
+    (options: Parameters<typeof createClient>[0]) => createClient6(options as Parameters<typeof createClient6>[0]) as unknown as RedisClientType,
+  ],
+])('%s: a command it gave up on before sending it', (_, create) => {
+  const server = redisServerForSuite();
+  const clients: LockClient[] = [];
+  const own: RedisClientType[] = [];
+  let proxy: TcpProxy | undefined;
+  /** A lock client on a node-redis client that reaches Redis through the proxy, with node-redis's command timeout. */
+  const throughProxy = async (timeoutMs: number, commandTimeoutMs: number): Promise<{ redis: RedisClientType; locks: LockClient }> => {
+    proxy = await startProxy(server.port);
+    const redis = create({ socket: { host: '127.0.0.1', port: proxy.port, reconnectStrategy: () => 20 }, commandOptions: { timeout: timeoutMs } });
+    redis.on('error', () => undefined);
+    own.push(redis);
+    await redis.connect();
+    const locks = createLockClient({ redis, commandTimeoutMs });
+    clients.push(locks);
+    return { redis, locks };
+  };
+  /** Cuts the client off: every connection and reconnection is reset, so that commands wait in its offline queue. */
+  const cutOff = async (redis: RedisClientType): Promise<void> => {
+    proxy?.setMode({ type: 'reset' });
+    expect(await eventually(() => !redis.isReady, 1_000)).toBe(true);
+  };
+  afterEach(async () => {
+    proxy?.setMode({ type: 'pass' });
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+    for (const client of own.splice(0)) if (client.isOpen) client.destroy();
+    await proxy?.close();
+    proxy = undefined;
+    await server.client().flushall();
+  });
+
+  it('is not sent again: the compensation that follows rxlock’s own timeout stays the last word, and nothing holds the lock', async () => {
+    const { redis, locks } = await throughProxy(1_000, 300);
+    await cutOff(redis);
+    const started = performance.now();
+    const attempt = locks.acquire('unsent', { waitMs: 0 }).catch((error: unknown) => error);
+    // rxlock gives up on the acquire at 300 ms and queues its compensation; node-redis gives up on the acquire at
+    // 1000 ms and on the compensation at 1300 ms. The connection comes back in between: a copy of the acquire sent
+    // at 1000 ms would run behind the compensation and leave the lock held by nobody until its lease ran out.
+    expect(await attempt).toBeInstanceOf(LockBackendError);
+    await sleep(1_150 - (performance.now() - started));
+    proxy?.setMode({ type: 'pass' });
+    expect(await eventually(() => redis.isReady, 1_000)).toBe(true);
+    await sleep(300);
+    expect(await server.client().keys('*')).toEqual([]);
+  });
+
+  it('fails the call as an outage in which nothing ran (LockBackendError unavailable), and writes nothing', async () => {
+    const { redis, locks } = await throughProxy(300, 5_000);
+    await cutOff(redis);
+    const failure = await locks.acquire('unsent', { waitMs: 0 }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(LockBackendError);
+    expect((failure as LockBackendError).code).toBe('unavailable');
+    expect((failure as Error).message).toMatch(/node-redis gave up on the command before sending it/);
+    proxy?.setMode({ type: 'pass' });
+    expect(await eventually(() => redis.isReady, 1_000)).toBe(true);
+    await sleep(200);
+    expect(await server.client().keys('*')).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { builtinModules } from 'node:module';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import semver from 'semver';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
@@ -69,6 +70,17 @@ describe('what installing rxlock brings', () => {
     ).toEqual([]);
     expect(manifest.peerDependenciesMeta?.ioredis?.optional).toBe(true);
     expect(manifest.peerDependenciesMeta?.redis?.optional).toBe(true);
+  });
+
+  it('every Redis client version the tests run on is inside the peer range, so that npm installs rxlock beside it', () => {
+    // npm refuses (ERESOLVE) to install a package beside a peer outside its range, optional or not.
+    const tested = { redis: 'redis', redis4: 'redis', redis6: 'redis', ioredis: 'ioredis', ioredis6: 'ioredis' } as const;
+    const outside = Object.entries(tested).flatMap(([installed, peer]) => {
+      const { version } = JSON.parse(readFileSync(join(root, 'node_modules', installed, 'package.json'), 'utf8')) as { version: string };
+      const range = manifest.peerDependencies?.[peer] ?? '';
+      return semver.satisfies(version, range) ? [] : [`${installed}: ${peer}@${version} is not in ${JSON.stringify(range)}`];
+    });
+    expect(outside).toEqual([]);
   });
 
   it('every runtime dependency is one the library itself imports (the command line’s are bundled)', () => {

@@ -1,12 +1,21 @@
 import { Redis } from 'ioredis';
-import { createClient, type RedisClientType } from 'redis';
+import * as nodeRedis5 from 'redis';
+import * as nodeRedis6 from 'redis6';
+import type { RedisClientType } from 'redis';
 import type { RedisLike } from '../../src/index.js';
 
 /**
  * The Redis client library the fault and topology suites give their lock clients: `RXLOCK_CLIENT=node-redis`
- * for node-redis 5, ioredis otherwise. Child processes (the fault suite's workers) inherit it.
+ * for node-redis 5, `node-redis-6` for node-redis 6 (the `redis6` alias), ioredis otherwise. Child processes (the
+ * fault suite's workers) inherit it.
  */
-export const CLIENT_LIBRARY: 'ioredis' | 'node-redis' = process.env.RXLOCK_CLIENT === 'node-redis' ? 'node-redis' : 'ioredis';
+export const CLIENT_LIBRARY: 'ioredis' | 'node-redis' = process.env.RXLOCK_CLIENT?.startsWith('node-redis') === true ? 'node-redis' : 'ioredis';
+
+/**
+ * The node-redis package those suites create clients with: `redis` (5), or `redis6` with `RXLOCK_CLIENT=node-redis-6`.
+ * Typed as node-redis 5's: the suites use only what both majors have.
+ */
+export const nodeRedis: typeof nodeRedis5 = process.env.RXLOCK_CLIENT === 'node-redis-6' ? (nodeRedis6 as unknown as typeof nodeRedis5) : nodeRedis5;
 
 /** How a lock client's own connection behaves, in terms both libraries have. */
 export interface LockConnectionOptions {
@@ -34,7 +43,7 @@ export type ClosableRedis = RedisLike & { close(): void };
 export function lockConnection(port: number, options: LockConnectionOptions = {}): ClosableRedis {
   const { retryMs = 20 } = options;
   if (CLIENT_LIBRARY === 'node-redis') {
-    const client = createClient({
+    const client = nodeRedis.createClient({
       socket: { host: '127.0.0.1', port, reconnectStrategy: retryMs === null ? false : () => retryMs },
     }) as RedisClientType;
     client.on('error', () => undefined);

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import { Cluster, Redis, type ClusterOptions } from 'ioredis';
-import { createCluster, type RedisClusterType } from 'redis';
+import type { RedisClusterType } from 'redis';
 import calculateSlot from 'cluster-key-slot';
 import { redisStore } from '../../src/index.js';
+import { nodeRedis } from './clientLibrary.js';
 import type { RedisDeployment } from './fixtures.js';
 import { eventually, sleep } from './leaks.js';
 import { cliBinary, freePort, startRedis, type RedisServer } from './redisServer.js';
@@ -185,7 +186,7 @@ export async function startCluster(options: LocalClusterOptions = {}): Promise<L
       return client;
     },
     nodeRedis() {
-      const client = createCluster({
+      const client = nodeRedis.createCluster({
         rootNodes: nodes.map((node) => ({ socket: { host: '127.0.0.1', port: node.port } })),
         defaults: { socket: { reconnectStrategy: () => 100 } },
       }) as unknown as RedisClusterType;

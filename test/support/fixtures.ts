@@ -18,14 +18,14 @@ import { SERVER_KIND, startRedis, type RedisServer } from './redisServer.js';
 
 export type ClientSettings = Omit<LockClientOptions, 'redis' | 'store'>;
 
-/** The Redis client libraries the contract suites run on: node-redis 4 only when asked for. */
-export type ClientLibrary = 'ioredis' | 'node-redis' | 'node-redis-4';
+/** The Redis client libraries the contract suites run on: node-redis 4 and 6 only when asked for. */
+export type ClientLibrary = 'ioredis' | 'node-redis' | 'node-redis-4' | 'node-redis-6';
 
-const KNOWN_LIBRARIES: readonly ClientLibrary[] = ['ioredis', 'node-redis', 'node-redis-4'];
+const KNOWN_LIBRARIES: readonly ClientLibrary[] = ['ioredis', 'node-redis', 'node-redis-4', 'node-redis-6'];
 
 /**
  * Which libraries `describeStores` runs each suite on against one redis-server: ioredis and node-redis 5,
- * unless `RXLOCK_CLIENTS` names some (`ioredis`, `node-redis`, `node-redis-4`, comma-separated).
+ * unless `RXLOCK_CLIENTS` names some (`ioredis`, `node-redis`, `node-redis-4`, `node-redis-6`, comma-separated).
  */
 export const CLIENT_LIBRARIES: readonly ClientLibrary[] = (() => {
   const asked = process.env.RXLOCK_CLIENTS?.split(',')
@@ -49,6 +49,8 @@ function connectionOf(server: RedisServer, library: ClientLibrary): RedisLike {
       return server.nodeRedis();
     case 'node-redis-4':
       return server.nodeRedis4();
+    case 'node-redis-6':
+      return server.nodeRedis6();
   }
 }
 

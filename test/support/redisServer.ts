@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis, type RedisOptions } from 'ioredis';
 import { createClient, type RedisClientOptions, type RedisClientType } from 'redis';
 import { createClient as createNodeRedis4 } from 'redis4';
+import { createClient as createNodeRedis6 } from 'redis6';
 import type { RedisLike } from '../../src/index.js';
 import { freePort } from '../../src/demo/localRedis.js';
 
@@ -19,6 +20,8 @@ export interface RedisServer {
   nodeRedis(options?: RedisClientOptions): RedisClientType;
   /** A new node-redis 4 client (the `redis4` alias of redis@4), connecting; closed by `stop()`. */
   nodeRedis4(): RedisLike;
+  /** A new node-redis 6 client (the `redis6` alias of redis@6: RESP3 by default), connecting; closed by `stop()`. */
+  nodeRedis6(): RedisLike;
   /** SIGKILL, then start again on the same port without persistence: every key is gone. */
   restart(): Promise<void>;
   /** Sends a signal to the server process (SIGSTOP / SIGCONT to pause it). */
@@ -122,6 +125,7 @@ export async function startRedis(args: readonly string[] = []): Promise<RedisSer
   const clients = new Set<Redis>();
   const nodeClients = new Set<RedisClientType>();
   const nodeClients4 = new Set<ReturnType<typeof createNodeRedis4>>();
+  const nodeClients6 = new Set<{ readonly isOpen: boolean; destroy(): void }>();
   const exited = (p: ChildProcess): Promise<void> =>
     new Promise((resolve) => (p.exitCode !== null || p.signalCode !== null ? resolve() : p.once('exit', () => resolve())));
   return {
@@ -147,6 +151,13 @@ export async function startRedis(args: readonly string[] = []): Promise<RedisSer
       nodeClients4.add(client);
       return client as unknown as RedisLike;
     },
+    nodeRedis6() {
+      const client = createNodeRedis6({ socket: { host: '127.0.0.1', port } });
+      client.on('error', () => undefined);
+      void client.connect().catch(() => undefined);
+      nodeClients6.add(client);
+      return client;
+    },
     async restart() {
       process.kill('SIGKILL');
       await exited(process);
@@ -159,6 +170,7 @@ export async function startRedis(args: readonly string[] = []): Promise<RedisSer
       for (const client of clients) client.disconnect();
       for (const client of nodeClients) if (client.isOpen) client.destroy();
       for (const client of nodeClients4) if (client.isOpen) void client.disconnect().catch(() => undefined);
+      for (const client of nodeClients6) if (client.isOpen) client.destroy();
       process.kill('SIGCONT');
       process.kill('SIGKILL');
       await exited(process);

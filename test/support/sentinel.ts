@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis, type RedisOptions } from 'ioredis';
-import { createSentinel, type RedisSentinelType } from 'redis';
+import type { RedisSentinelType } from 'redis';
+import { nodeRedis } from './clientLibrary.js';
 import { eventually } from './leaks.js';
 import { startProxy, type TcpProxy } from './proxy.js';
 import { freePort, serverBinary, startRedis, type RedisServer } from './redisServer.js';
@@ -201,7 +202,7 @@ export async function startSentinelGroup(options: SentinelGroupOptions = {}): Pr
       return redis;
     },
     nodeRedis() {
-      const sentinel = createSentinel({
+      const sentinel = nodeRedis.createSentinel({
         name,
         sentinelRootNodes: sentinels.map((entry) => ({ host: '127.0.0.1', port: entry.port })),
         // A strategy that gives up, as docs/clients.md advises: with one that retries forever, node-redis 5 can

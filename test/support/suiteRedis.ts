@@ -29,6 +29,7 @@ export function redisServerForSuite(args: readonly string[] = []): RedisServer {
     client: (options) => current().client(options),
     nodeRedis: (options) => current().nodeRedis(options),
     nodeRedis4: () => current().nodeRedis4(),
+    nodeRedis6: () => current().nodeRedis6(),
     restart: () => current().restart(),
     signal: (signal) => current().signal(signal),
     stop: () => current().stop(),
