@@ -9,7 +9,12 @@ import type { RedisLike } from '../../src/index.js';
  * for node-redis 5, `node-redis-6` for node-redis 6 (the `redis6` alias), ioredis otherwise. Child processes (the
  * fault suite's workers) inherit it.
  */
-export const CLIENT_LIBRARY: 'ioredis' | 'node-redis' = process.env.RXLOCK_CLIENT?.startsWith('node-redis') === true ? 'node-redis' : 'ioredis';
+export const CLIENT_LIBRARY: 'ioredis' | 'node-redis' = (() => {
+  const asked = process.env.RXLOCK_CLIENT ?? 'ioredis';
+  if (asked === 'ioredis') return 'ioredis';
+  if (asked === 'node-redis' || asked === 'node-redis-6') return 'node-redis';
+  throw new Error(`RXLOCK_CLIENT: unknown client library ${JSON.stringify(asked)} (ioredis, node-redis, node-redis-6)`);
+})();
 
 /**
  * The node-redis package those suites create clients with: `redis` (5), or `redis6` with `RXLOCK_CLIENT=node-redis-6`.
