@@ -31,6 +31,12 @@ describe('@OnLeader @Interval and @Cron jobs across processes: failover after SI
     return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   }
 
+  /**
+   * What a process printed to stderr, less the `cron` package's notices that a tick came late (a busy machine
+   * delays timers; the job still runs): anything else is an error of the process's own.
+   */
+  const errorsOf = (stderr: string): string => stderr.replace(/^\[Cron\] Missed execution deadline by \d+ms [^\n]*\. Executing immediately\.\n/gm, '');
+
   /** The instances that ticked after `from`. */
   const tickersSince = (ticks: readonly Tick[], from: number): Set<string> => new Set(ticks.filter((tick) => tick.at > from).map((tick) => tick.instance));
 
@@ -82,12 +88,12 @@ describe('@OnLeader @Interval and @Cron jobs across processes: failover after SI
     console.info(`hand-over after SIGTERM: ${handOverMs.toFixed(0)} ms`);
     // Nest re-raises the signal after its shutdown hooks: the process ends by SIGTERM, having printed nothing.
     expect(await exited(second.child)).toEqual({ code: null, signal: 'SIGTERM' });
-    expect(second.stderr()).toBe('');
+    expect(errorsOf(second.stderr())).toBe('');
 
     const third = processes.get(last!)!;
     third.child.kill('SIGTERM');
     expect(await exited(third.child)).toEqual({ code: null, signal: 'SIGTERM' });
-    expect(third.stderr()).toBe('');
+    expect(errorsOf(third.stderr())).toBe('');
     // Every lock was released (the killed leader's by expiry, long ago) and every connection closed.
     expect(await admin.keys('*')).toEqual([]);
     expect(await admin.pubsub('CHANNELS')).toEqual([]);
