@@ -30,6 +30,12 @@ const PROBES: readonly { file: string; results: RegExp; env?: Record<string, str
     file: 'nodeRedisCycle.ts',
     results: /^ {2}scripts\+engine +\d+ cycles\/s, [\d.]+ × the floor of its round; CPU per cycle: this process [\d.]+ µs, Redis [\d.]+ µs$/m,
   },
+  {
+    file: 'nodeRedisCycle.ts',
+    results:
+      /^medians:\n {2}floor +\d+ cycles\/s, 1\.00 × the floor of its round; .*\n {2}bare +\d+ cycles\/s, [\d.]+ × the floor of its round; .*$(?!\n {2})/m,
+    env: { PROBE_CONTENDERS: 'floor,bare' },
+  },
   { file: 'gcPromotion.ts', results: /^rxlock-fair +\d+ acquisitions: promoted \d+ B\/acquisition/m },
   { file: 'publishFloor.ts', results: /^publish-only script, to the message +[\d.]+ ms$/m },
   { file: 'scriptCost.ts', results: /^rxlock's lock scripts, held keys: refused acquire \(queued\) [\d.]+ µs, release handing to the waiter [\d.]+ µs$/m },

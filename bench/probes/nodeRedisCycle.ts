@@ -1,17 +1,21 @@
 /**
  * Where the node-redis path's uncontended cycle goes. The uncontended scenario's 16 workers (own keys, own
- * connections) in interleaved rounds within one process, for four contenders:
+ * connections) in interleaved rounds within one process, for five contenders:
  * - `floor`: two EVALSHAs of `return 1` through `sendCommand`, as the bench's node-redis floor;
  * - `scripts`: rxlock's lock acquire and release scripts through `sendCommand`, prebuilt, no engine;
+ * - `bare`: the least any lock API over those scripts adds: a promise around each command, with rxlock's
+ *   command options, a clock read at both ends of the acquire and one at the release, and a lease object
+ *   kept in a list while held. No engine: nothing that waits, renews, times out or compensates;
  * - `scripts+engine`: those scripts, and around them the whole engine (`acquire`, `release`) of a lock client
  *   whose store answers at once without I/O (the Redis store over a driver that replies as Redis would to a
  *   free lock): everything rxlock does per cycle except its commands going through node-redis;
  * - `rxlock`: rxlock's lock over node-redis, as the bench's `rxlock-node-redis`.
  * Per round: cycles per second, the process's CPU per cycle and Redis's (`INFO cpu`). Then the medians, and the
- * median over rounds of each contender's ratio to the floor of the same round. When `scripts+engine` comes out
- * as `rxlock` does, the engine's CPU among node-redis's work is what separates rxlock from its scripts; compare
- * it with `engineCost.ts`, which measures that engine alone in a tight loop. Run after `npm run build`:
- * `node --import tsx bench/probes/nodeRedisCycle.ts` (`PROBE_ROUNDS`, default 11; `PROBE_MS`, default 1000).
+ * median over rounds of each contender's ratio to the floor of the same round. Against `scripts`: `bare` is what
+ * any promise API over these scripts costs at least, and `scripts+engine` what rxlock's engine costs among
+ * node-redis's work (`engineCost.ts` measures that engine alone in a tight loop). Run after `npm run build`:
+ * `node --import tsx bench/probes/nodeRedisCycle.ts` (`PROBE_ROUNDS`, default 11; `PROBE_MS`, default 1000; `PROBE_CONTENDERS`,
+ * a comma-separated subset).
  */
 import { randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
@@ -32,6 +36,16 @@ const WORKERS = 16;
 const ROUNDS = Number(process.env['PROBE_ROUNDS'] ?? probeSize(11, 1));
 const ROUND_MS = Number(process.env['PROBE_MS'] ?? probeSize(1_000, 200));
 const MARKER = `node-redis-cycle-${String(process.pid)}`;
+
+/** rxlock's command options (see the node-redis driver): `bare` sends its commands with them too. */
+const RAW = Object.freeze({ typeMapping: Object.freeze({}) });
+
+interface BareLease {
+  readonly key: string;
+  readonly deadline: number;
+  readonly at: number;
+  index: number;
+}
 
 type Client = Awaited<ReturnType<ReturnType<typeof createClient>['connect']>>;
 
@@ -54,8 +68,6 @@ const instantDriver: RedisDriver = {
     throw new Error('not used by this probe: nothing waits');
   },
 };
-
-const server = await openServer(process.env['REDIS_URL']);
 
 async function connect(): Promise<Client> {
   const client = createClient({ url: server.url });
@@ -96,6 +108,39 @@ const contenders: Record<string, (key: string) => Promise<CycleLoop>> = {
       close: () => Promise.resolve(client.destroy()),
     };
   },
+  bare: async (key) => {
+    const client = await connect();
+    const { acquire, release } = await scriptCommands(client, key);
+    const held: BareLease[] = [];
+    const take = (): Promise<BareLease> =>
+      new Promise((resolve, reject) => {
+        const sentAt = performance.now();
+        client.sendCommand(acquire, RAW).then((reply) => {
+          if ((reply as unknown) !== -1) {
+            reject(new Error('the free lock was not granted'));
+            return;
+          }
+          const lease = { key, deadline: sentAt + 30_000, at: performance.now(), index: -1 };
+          lease.index = held.push(lease) - 1;
+          resolve(lease);
+        }, reject);
+      });
+    const give = (lease: BareLease): Promise<void> =>
+      new Promise((resolve, reject) => {
+        const releasedAt = performance.now();
+        if (held.pop() !== lease || releasedAt > lease.deadline) {
+          reject(new Error('the lease was not the one held'));
+          return;
+        }
+        client.sendCommand(release, RAW).then(() => resolve(), reject);
+      });
+    return {
+      cycle: async () => {
+        await give(await take());
+      },
+      close: () => Promise.resolve(client.destroy()),
+    };
+  },
   'scripts+engine': async (key) => {
     const client = await connect();
     const { acquire, release } = await scriptCommands(client, key);
@@ -131,6 +176,13 @@ const contenders: Record<string, (key: string) => Promise<CycleLoop>> = {
   },
 };
 
+/** `PROBE_CONTENDERS=floor,rxlock`: only those (to profile one path at a time); by default all four. */
+const only = process.env['PROBE_CONTENDERS']?.split(',');
+const unknown = only?.filter((name) => !(name in contenders)) ?? [];
+if (unknown.length > 0) throw new Error(`PROBE_CONTENDERS: no contender ${unknown.join(', ')}; there are ${Object.keys(contenders).join(', ')}`);
+const chosen = Object.entries(contenders).filter(([name]) => only === undefined || only.includes(name));
+
+const server = await openServer(process.env['REDIS_URL']);
 const admin = await connect();
 
 /** Redis's CPU so far (user + system), in µs. */
@@ -150,7 +202,7 @@ const push = (figures: Map<string, number[]>, name: string, value: number): void
 try {
   console.log(`${server.description}; ${String(WORKERS)} workers, ${String(ROUNDS)} interleaved rounds of ${String(ROUND_MS)} ms`);
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [name, open] of Object.entries(contenders)) {
+    for (const [name, open] of chosen) {
       const loops = await Promise.all(Array.from({ length: WORKERS }, (_, worker) => open(`${MARKER}:${name}:${String(worker)}`)));
       const redisBefore = await redisCpuUs();
       const { cycles, elapsedMs, cpuUs } = await runCycleWindow(loops, ROUND_MS);
@@ -168,10 +220,11 @@ try {
   }
   const floorRates = rates.get('floor') ?? [];
   console.log('medians:');
-  for (const name of Object.keys(contenders)) {
+  for (const [name] of chosen) {
     const ratios = (rates.get(name) ?? []).map((rate, round) => rate / (floorRates[round] ?? Number.NaN));
+    const ratio = floorRates.length === 0 ? 'no floor in this run' : `${median(ratios).toFixed(2)} × the floor of its round`;
     console.log(
-      `  ${name.padEnd(14)} ${Math.round(median(rates.get(name) ?? [])).toString()} cycles/s, ${median(ratios).toFixed(2)} × the floor of its round; ` +
+      `  ${name.padEnd(14)} ${Math.round(median(rates.get(name) ?? [])).toString()} cycles/s, ${ratio}; ` +
         `CPU per cycle: this process ${median(clientCpu.get(name) ?? []).toFixed(1)} µs, Redis ${median(redisCpu.get(name) ?? []).toFixed(1)} µs`,
     );
   }
