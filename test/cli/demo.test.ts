@@ -63,7 +63,10 @@ describe('rxlock demo', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
       const lane = (Number(worker.slice(1)) - 1) * 3;
       expect(lanes.slice(lane, lane + 2)).toBe('██');
     }
-    expect(result.stdout).toContain(`acquisitions     ${told.length}, ${told.length - 1} of them handed over`);
+    // A worker may take the lock straight back when the other's request reaches Redis only after its own: that
+    // acquisition was not handed over from another worker.
+    const fromAnother = told.filter(({ previous, worker }) => previous !== undefined && previous !== worker).length;
+    expect(result.stdout).toContain(`acquisitions     ${told.length}, ${fromAnother} of them handed over`);
     expect(await server.client().keys('*cli-demo*')).toEqual(['redisson_lock_token:{cli-demo}']);
   });
 
