@@ -176,7 +176,7 @@ const contenders: Record<string, (key: string) => Promise<CycleLoop>> = {
   },
 };
 
-/** `PROBE_CONTENDERS=floor,rxlock`: only those (to profile one path at a time); by default all four. */
+/** `PROBE_CONTENDERS=floor,rxlock`: only those (to profile one path at a time); by default all of them. */
 const only = process.env['PROBE_CONTENDERS']?.split(',');
 const unknown = only?.filter((name) => !(name in contenders)) ?? [];
 if (unknown.length > 0) throw new Error(`PROBE_CONTENDERS: no contender ${unknown.join(', ')}; there are ${Object.keys(contenders).join(', ')}`);
